@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The futex backend: the one place that knows whether waits go through
+ * futex_waitv (449) or through futex(FUTEX_WAIT_MULTIPLE = 31), the op that
+ * the kernel series adds to Linux 6.1 for kernels without futex_waitv.
+ */
+#ifndef WINSYNC_FUTEX_H
+#define WINSYNC_FUTEX_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+/* At most every object of a wait, plus its alert. */
+#define WS_FUTEX_MAX_WAIT 65
+
+struct ws_futex_word {
+	_Atomic uint32_t *addr;
+	uint32_t expected;
+};
+
+/* Chooses the backend once (WINSYNC_BACKEND may force one): 0 or -ENOSYS/-EINVAL. */
+int ws_futex_init(void);
+const char *ws_futex_backend_name(void);
+
+/*
+ * Sleeps while every word still holds its expected value, until one is woken,
+ * a signal arrives, or the absolute deadline on `clock` (WS_CLOCK_*) passes.
+ * Returns 0 (woken), -EAGAIN (a word had changed), -EINTR or -ETIMEDOUT.
+ * `shared` selects shared rather than process-private futexes.
+ */
+int ws_futex_wait(const struct ws_futex_word *words, unsigned int count, bool shared,
+		  const struct timespec *deadline, int clock);
+
+/* Wakes up to `count` threads sleeping on `addr`. */
+void ws_futex_wake(_Atomic uint32_t *addr, int count, bool shared);
+
+#endif
