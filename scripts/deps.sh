@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a part of winsync needs, only those missing.
+#   scripts/deps.sh core     compiler, CMake, Check: the library, its tests, the benchmark
+set -euo pipefail
+
+declare -A groups=(
+  [core]="build-essential cmake pkg-config check strace"
+)
+
+want=()
+for group in "${@:-core}"; do
+  [[ -n "${groups[$group]:-}" ]] || { echo "deps.sh: unknown group '$group'" >&2; exit 2; }
+  for pkg in ${groups[$group]}; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || want+=("$pkg")
+  done
+done
+[[ ${#want[@]} -eq 0 ]] && exit 0
+
+echo "deps.sh: installing ${want[*]}"
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${want[@]}"
