@@ -224,14 +224,25 @@ int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 }
 
 
-/* Two entries for one object would let a wait_all take it twice. */
-static bool has_duplicates(const struct ws_wait *wait)
+/*
+ * Two entries for one object would let a wait_all take it twice: -EINVAL.
+ * Two different handles of one slot mean one is stale: -EBADF, found here
+ * because locking the slot twice would deadlock.  The alert may be one of
+ * the objects.
+ */
+static int check_distinct(const struct wait_plan *plan)
 {
-	for (uint32_t i = 0; i < wait->count; i++)
-		for (uint32_t j = i + 1; j < wait->count; j++)
-			if (wait->objects[i] == wait->objects[j])
-				return true;
-	return false;
+	for (uint32_t i = 0; i < plan->entries; i++) {
+		for (uint32_t j = i + 1; j < plan->entries; j++) {
+			if (ws_handle_index(plan->handles[i]) != ws_handle_index(plan->handles[j]))
+				continue;
+			if (plan->handles[i] != plan->handles[j])
+				return -EBADF;
+			if (j < plan->wait->count)
+				return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 static void unlock_all(ws_arena *arena, struct ws_ref *refs, uint32_t locked,
@@ -259,8 +270,9 @@ int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	ret = plan_wait(wait, index, &plan);
 	if (ret)
 		return ret;
-	if (has_duplicates(wait))
-		return -EINVAL;
+	ret = check_distinct(&plan);
+	if (ret)
+		return ret;
 	count = wait->count;
 
 	/* Holding the all_lock, this thread may lock several objects in any order. */
