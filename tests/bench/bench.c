@@ -61,6 +61,7 @@
 #define DEFAULT_RUNS   7
 #define QUICK_RUNS     3
 #define QUICK_DIVISOR  1000.0
+#define QUICK_MIN_ITERS 100.0
 #define MANY           WS_MAX_WAIT_OBJECTS
 #define WATCHDOG_S     60     /* per run, multiplied by max(1, scale) */
 
@@ -337,7 +338,7 @@ struct pp_run {
 	const struct pp_ops *ops;
 	uint64_t n;
 	pthread_barrier_t start;
-	atomic_bool abort;
+	atomic_bool abort;       /* a side failed: the other stops at its next wake-up */
 	uint64_t rounds;         /* completed by B */
 	struct check c;          /* B's failures */
 };
@@ -371,6 +372,8 @@ static void *pp_thread_b(void *arg)
 			ops->signal(1);  /* let A see the abort rather than block forever */
 			break;
 		}
+		if (unlikely(atomic_load_explicit(&p->abort, memory_order_relaxed)))
+			break;
 		p->rounds++;
 	}
 	return NULL;
@@ -401,6 +404,8 @@ static bool run_pingpong(const struct pp_ops *ops, uint64_t n, uint64_t *ns)
 		if (unlikely(rs != 0 || rw != 0)) {
 			check_fail(&c, "thread A, round %" PRIu64 ": signal = %d (%s), wait = %d (%s)",
 				   i, rs, code_str(rs), rw, code_str(rw));
+			atomic_store(&p.abort, true);
+			ops->signal(0);  /* let B see the abort rather than block forever */
 			break;
 		}
 		if (unlikely(atomic_load_explicit(&p.abort, memory_order_relaxed)))
@@ -493,43 +498,52 @@ struct group {
 	const char *op;          /* what one operation is */
 	struct row *rows;        /* rows[0] is winsync, the others the references */
 	size_t nrows;
+	const char *noisy_hint;  /* printed when some row's runs spread over NOISY_SPREAD */
 };
+
+#define NOISY_SPREAD 3.0
 
 static struct row g1[] = {
 	{ .who = "winsync", .what = "event set + wait_any(1, past deadline)", .base_iters = 2e6, .run = run_ws_uncontended },
 	{ .who = "pthread", .what = "mutex lock + unlock", .base_iters = 4e6, .run = run_pthread_mutex },
 };
 static struct row g2[] = {
-	{ .who = "winsync", .what = "2 auto-reset events, set + wait_any", .base_iters = 2e4, .run = run_ws_pingpong },
-	{ .who = "futex", .what = "2 words, FUTEX_WAKE + FUTEX_WAIT", .base_iters = 2e4, .run = run_futex_pingpong },
-	{ .who = "eventfd", .what = "2 eventfds, write + poll + read (esync)", .base_iters = 2e4, .run = run_efd_pingpong },
+	{ .who = "winsync", .what = "2 auto-reset events, set + wait_any", .base_iters = 1e4, .run = run_ws_pingpong },
+	{ .who = "futex", .what = "2 words, FUTEX_WAKE + FUTEX_WAIT", .base_iters = 1e4, .run = run_futex_pingpong },
+	{ .who = "eventfd", .what = "2 eventfds, write + poll + read (esync)", .base_iters = 1e4, .run = run_efd_pingpong },
 };
 static struct row g3[] = {
 	{ .who = "winsync", .what = "64 objects, #63 signaled: set + wait_any", .base_iters = 5e5, .run = run_ws_any64 },
 	{ .who = "winsync", .what = "1 object: set + wait_any", .base_iters = 2e6, .run = run_ws_any1 },
 };
 static struct group groups[] = {
-	{ "(1) uncontended signal + consume", "1 op = 1 pair", g1, 2 },
-	{ "(2) ping-pong between two threads", "1 op = 1 round trip", g2, 3 },
-	{ "(3) wait_any poll, 64 objects vs 1", "1 op = 1 set + 1 wait", g3, 2 },
+	{ "(1) uncontended signal + consume", "1 op = 1 pair", g1, 2, NULL },
+	{ "(2) ping-pong between two threads", "1 op = 1 round trip", g2, 3,
+	  "the threads sometimes shared one CPU (a cheap switch), sometimes ran on two\n"
+	  "      (a cross-CPU wake-up, slow on virtual CPUs); compare --pin and taskset -c 0" },
+	{ "(3) wait_any poll, 64 objects vs 1", "1 op = 1 set + 1 wait", g3, 2, NULL },
 };
 
 #define LABEL_W 50
 
 static uint64_t scaled(double base)
 {
-	double n = base * opt.scale / (opt.quick ? QUICK_DIVISOR : 1.0);
+	double n = base * opt.scale;
 
+	if (opt.quick)
+		n = fmax(n / QUICK_DIVISOR, fmin(n, QUICK_MIN_ITERS));
 	return n < 1.0 ? 1 : (uint64_t)llround(n);
 }
 
 static bool run_once(struct row *r, uint64_t n, double *ns_per_op)
 {
 	unsigned wd = (unsigned)(WATCHDOG_S * (opt.scale > 1.0 ? opt.scale : 1.0));
+	static char label[128];
 	uint64_t ns = 0;
 	bool ok;
 
-	current_row = r->what;
+	snprintf(label, sizeof(label), "%s %s", r->who, r->what);
+	current_row = label;
 	alarm(wd ? wd : 1);
 	ok = r->run(n, &ns);
 	alarm(0);
@@ -575,7 +589,9 @@ static void print_group(const struct group *gr)
 {
 	const struct row *subject = &gr->rows[0];
 
-	printf("  %-*s  %s\n", LABEL_W + 10, gr->title, gr->op);
+	bool noisy = false;
+
+	printf("  %s (%s)\n", gr->title, gr->op);
 	for (size_t i = 0; i < gr->nrows; i++) {
 		const struct row *r = &gr->rows[i];
 		char label[128], rate[32], ratio[32] = "";
@@ -590,7 +606,12 @@ static void print_group(const struct group *gr)
 			snprintf(ratio, sizeof(ratio), "%.2fx", subject->st.median / r->st.median);
 		printf("    %-*s %10" PRIu64 " %9.1f %9.1f %9.1f %9s/s %8s\n", LABEL_W - 2, label,
 		       r->iters, r->st.median, r->st.min, r->st.max, rate, ratio);
+		if (r->st.max > NOISY_SPREAD * r->st.min)
+			noisy = true;
 	}
+	if (noisy)
+		printf("    ! runs spread over %.0fx (min to max):\n      %s\n", NOISY_SPREAD,
+		       gr->noisy_hint ? gr->noisy_hint : "the machine is busy or noisy");
 }
 
 /* ---- set-up ------------------------------------------------------------- */
