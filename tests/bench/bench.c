@@ -22,7 +22,7 @@
  * previous state, number of ping-pong rounds); any failure makes the exit
  * status non-zero.  Nothing about the timings is ever asserted.
  *
- *   winsync-bench [--quick] [--runs N] [--scale F] [--pin]
+ *   winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only 1,2,3]
  *
  * WINSYNC_BENCH_SCALE=F in the environment multiplies every iteration count
  * by F as well (e.g. 0.05 under QEMU TCG); --scale overrides it.
@@ -74,6 +74,7 @@ static struct {
 	double scale;
 	bool quick;
 	bool pin;
+	unsigned only;           /* bit i: run group i + 1; 0: all */
 } opt = { .runs = DEFAULT_RUNS, .scale = 1.0 };
 
 static struct {
@@ -505,7 +506,7 @@ struct group {
 
 static struct row g1[] = {
 	{ .who = "winsync", .what = "event set + wait_any(1, past deadline)", .base_iters = 2e6, .run = run_ws_uncontended },
-	{ .who = "pthread", .what = "mutex lock + unlock", .base_iters = 4e6, .run = run_pthread_mutex },
+	{ .who = "pthread", .what = "mutex lock + unlock", .base_iters = 2e7, .run = run_pthread_mutex },
 };
 static struct row g2[] = {
 	{ .who = "winsync", .what = "2 auto-reset events, set + wait_any", .base_iters = 1e4, .run = run_ws_pingpong },
@@ -513,7 +514,7 @@ static struct row g2[] = {
 	{ .who = "eventfd", .what = "2 eventfds, write + poll + read (esync)", .base_iters = 1e4, .run = run_efd_pingpong },
 };
 static struct row g3[] = {
-	{ .who = "winsync", .what = "64 objects, #63 signaled: set + wait_any", .base_iters = 5e5, .run = run_ws_any64 },
+	{ .who = "winsync", .what = "64 objects, #63 signaled: set + wait_any", .base_iters = 1e5, .run = run_ws_any64 },
 	{ .who = "winsync", .what = "1 object: set + wait_any", .base_iters = 2e6, .run = run_ws_any1 },
 };
 static struct group groups[] = {
@@ -682,11 +683,12 @@ static void teardown(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: winsync-bench [--quick] [--runs N] [--scale F] [--pin]\n"
+		"usage: winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only LIST]\n"
 		"  --quick     smoke run: iterations / %.0f, %d runs (checks results, as always)\n"
 		"  --runs N    runs per row, median reported (default %d, at most %d)\n"
 		"  --scale F   multiply iteration counts by F (default: $WINSYNC_BENCH_SCALE or 1)\n"
 		"  --pin       pin the ping-pong threads to two different CPUs (default: no pinning)\n"
+		"  --only LIST run only these groups, e.g. 1,3 (1 uncontended, 2 ping-pong, 3 wait_any 64 vs 1)\n"
 		"environment: WINSYNC_BENCH_SCALE=F, WINSYNC_BACKEND=waitv|multiple\n",
 		QUICK_DIVISOR, QUICK_RUNS, DEFAULT_RUNS, MAX_RUNS);
 }
@@ -732,6 +734,15 @@ int main(int argc, char **argv)
 			}
 			opt.runs = (int)v;
 			runs_given = true;
+		} else if (!strcmp(a, "--only") && i + 1 < argc) {
+			for (const char *c = argv[++i]; *c; c++) {
+				if (*c >= '1' && *c <= '3')
+					opt.only |= 1u << (*c - '1');
+				else if (*c != ',') {
+					fprintf(stderr, "winsync-bench: --only wants group numbers, e.g. 1,3\n");
+					return 2;
+				}
+			}
 		} else if (!strcmp(a, "--scale") && i + 1 < argc) {
 			if (!parse_scale(argv[++i], &opt.scale)) {
 				fprintf(stderr, "winsync-bench: --scale wants a number > 0\n");
@@ -752,9 +763,10 @@ int main(int argc, char **argv)
 	g.owner = (uint32_t)gettid();
 	rc = ws_arena_create(NULL, 0, &g.arena);
 	if (rc == -ENOSYS) {
-		fprintf(stderr, "winsync-bench: SKIP: the futex backend %s%sis not available on this kernel\n",
-			getenv("WINSYNC_BACKEND") ? getenv("WINSYNC_BACKEND") : "",
-			getenv("WINSYNC_BACKEND") ? " " : "");
+		const char *forced = getenv("WINSYNC_BACKEND");
+
+		fprintf(stderr, "winsync-bench: SKIP: %s%s: no usable futex backend on this kernel\n",
+			forced ? "WINSYNC_BACKEND=" : "ws_arena_create", forced ? forced : "");
 		return 77;
 	}
 	if (rc != 0) {
@@ -788,6 +800,8 @@ int main(int argc, char **argv)
 	       "ops/s", "ws/ref");
 	print_rule();
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		if (opt.only && !(opt.only & (1u << i)))
+			continue;
 		measure_group(&groups[i]);
 		print_group(&groups[i]);
 		fflush(stdout);
