@@ -48,9 +48,13 @@ struct ws_object {
 	_Atomic uint32_t seq;
 	_Atomic uint32_t meta;
 	_Atomic uint32_t all_waiters; /* queued wait_all entries */
-	uint32_t count;     /* semaphore count, mutex recursion count, event signaled */
-	uint32_t aux;       /* semaphore maximum, mutex owner, event manual-reset */
-	uint32_t abandoned; /* mutex only */
+	/*
+	 * The state.  Written only under the lock; atomic (relaxed) so that a
+	 * wait may peek at it without the lock to skip objects not ready.
+	 */
+	_Atomic uint32_t count;     /* semaphore count, mutex recursion count, event signaled */
+	_Atomic uint32_t aux;       /* semaphore maximum, mutex owner, event manual-reset */
+	_Atomic uint32_t abandoned; /* mutex only */
 	uint32_t head;      /* queue of wait entries, by entry id; 0 = empty */
 	uint32_t tail;
 	uint32_t queued;    /* entries in the queue: a closed object is freed at 0 */
@@ -116,6 +120,17 @@ struct ws_arena {
 	uint32_t waiter_capacity;
 	bool shared;
 };
+
+/* Relaxed access to object state: ordering comes from the object lock. */
+static inline uint32_t ws_get(const _Atomic uint32_t *field)
+{
+	return atomic_load_explicit(field, memory_order_relaxed);
+}
+
+static inline void ws_put(_Atomic uint32_t *field, uint32_t value)
+{
+	atomic_store_explicit(field, value, memory_order_relaxed);
+}
 
 static inline ws_handle ws_make_handle(uint32_t index, uint32_t generation)
 {

@@ -22,13 +22,13 @@ static int change(ws_arena *arena, ws_handle event, bool *was_signaled, bool set
 	if (ret)
 		return ret;
 	if (was_signaled)
-		*was_signaled = ref.obj->count;
+		*was_signaled = ws_get(&ref.obj->count);
 	if (set) {
-		ref.obj->count = 1;
+		ws_put(&ref.obj->count, 1);
 		ws_hand_off(arena, &ref);
 	}
 	if (reset)
-		ref.obj->count = 0;
+		ws_put(&ref.obj->count, 0);
 	ws_ref_unlock(arena, &ref);
 	return 0;
 }
@@ -59,8 +59,8 @@ int ws_event_read(ws_arena *arena, ws_handle event, bool *signaled, bool *manual
 	ret = ws_ref_lock(arena, event, WS_TYPE_EVENT, WS_LOCK_READ, &ref);
 	if (ret)
 		return ret;
-	*signaled = ref.obj->count;
-	*manual_reset = ref.obj->aux;
+	*signaled = ws_get(&ref.obj->count);
+	*manual_reset = ws_get(&ref.obj->aux);
 	ws_ref_unlock(arena, &ref);
 	return 0;
 }

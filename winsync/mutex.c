@@ -21,14 +21,15 @@ int ws_mutex_unlock(ws_arena *arena, ws_handle mutex, uint32_t owner, uint32_t *
 	ret = ws_ref_lock(arena, mutex, WS_TYPE_MUTEX, WS_LOCK_SIGNAL, &ref);
 	if (ret)
 		return ret;
-	if (ref.obj->aux != owner) {
+	if (ws_get(&ref.obj->aux) != owner) {
 		ws_ref_unlock(arena, &ref);
 		return -EPERM;
 	}
 	if (prev_count)
-		*prev_count = ref.obj->count;
-	if (--ref.obj->count == 0) {
-		ref.obj->aux = 0;
+		*prev_count = ws_get(&ref.obj->count);
+	ws_put(&ref.obj->count, ws_get(&ref.obj->count) - 1);
+	if (ws_get(&ref.obj->count) == 0) {
+		ws_put(&ref.obj->aux, 0);
 		ws_hand_off(arena, &ref);
 	}
 	ws_ref_unlock(arena, &ref);
@@ -45,13 +46,13 @@ int ws_mutex_kill(ws_arena *arena, ws_handle mutex, uint32_t owner)
 	ret = ws_ref_lock(arena, mutex, WS_TYPE_MUTEX, WS_LOCK_SIGNAL, &ref);
 	if (ret)
 		return ret;
-	if (ref.obj->aux != owner) {
+	if (ws_get(&ref.obj->aux) != owner) {
 		ws_ref_unlock(arena, &ref);
 		return -EPERM;
 	}
-	ref.obj->aux = 0;
-	ref.obj->count = 0;
-	ref.obj->abandoned = 1;
+	ws_put(&ref.obj->aux, 0);
+	ws_put(&ref.obj->count, 0);
+	ws_put(&ref.obj->abandoned, 1);
 	ws_hand_off(arena, &ref);
 	ws_ref_unlock(arena, &ref);
 	return 0;
@@ -67,9 +68,9 @@ int ws_mutex_read(ws_arena *arena, ws_handle mutex, uint32_t *count, uint32_t *o
 	ret = ws_ref_lock(arena, mutex, WS_TYPE_MUTEX, WS_LOCK_READ, &ref);
 	if (ret)
 		return ret;
-	*count = ref.obj->count;
-	*owner = ref.obj->aux;
-	ret = ref.obj->abandoned ? -EOWNERDEAD : 0;
+	*count = ws_get(&ref.obj->count);
+	*owner = ws_get(&ref.obj->aux);
+	ret = ws_get(&ref.obj->abandoned) ? -EOWNERDEAD : 0;
 	ws_ref_unlock(arena, &ref);
 	return ret;
 }

@@ -21,6 +21,17 @@ static int check_meta(const struct ws_object *obj, ws_handle handle, enum ws_typ
 	return 0;
 }
 
+int ws_handle_peek(ws_arena *arena, ws_handle handle, enum ws_type type,
+		   struct ws_object **obj)
+{
+	uint32_t index = ws_handle_index(handle);
+
+	if (handle == 0 || index >= arena->capacity)
+		return -EBADF;
+	*obj = &arena->objects[index];
+	return check_meta(*obj, handle, type);
+}
+
 int ws_ref_lock(ws_arena *arena, ws_handle handle, enum ws_type type,
 		enum ws_lock_intent intent, struct ws_ref *ref)
 {
@@ -70,11 +81,12 @@ bool ws_object_ready(const struct ws_object *obj, uint32_t owner)
 		return false;
 	switch (ws_object_type(obj)) {
 	case WS_TYPE_SEM:
-		return obj->count > 0;
+		return ws_get(&obj->count) > 0;
 	case WS_TYPE_MUTEX:
-		return obj->aux == 0 || (obj->aux == owner && obj->count < UINT32_MAX);
+		return ws_get(&obj->aux) == 0 ||
+		       (ws_get(&obj->aux) == owner && ws_get(&obj->count) < UINT32_MAX);
 	case WS_TYPE_EVENT:
-		return obj->count != 0;
+		return ws_get(&obj->count) != 0;
 	default:
 		return false;
 	}
@@ -86,17 +98,17 @@ bool ws_object_take(struct ws_object *obj, uint32_t owner)
 
 	switch (ws_object_type(obj)) {
 	case WS_TYPE_SEM:
-		obj->count--;
+		ws_put(&obj->count, ws_get(&obj->count) - 1);
 		break;
 	case WS_TYPE_MUTEX:
-		obj->aux = owner;
-		obj->count++;
-		abandoned = obj->abandoned;
-		obj->abandoned = 0;
+		ws_put(&obj->aux, owner);
+		ws_put(&obj->count, ws_get(&obj->count) + 1);
+		abandoned = ws_get(&obj->abandoned);
+		ws_put(&obj->abandoned, 0);
 		break;
 	case WS_TYPE_EVENT:
-		if (!obj->aux)
-			obj->count = 0;
+		if (!ws_get(&obj->aux))
+			ws_put(&obj->count, 0);
 		break;
 	default:
 		break;
@@ -119,9 +131,9 @@ int ws_object_create(ws_arena *arena, enum ws_type type, uint32_t count, uint32_
 	generation = ws_meta_generation(atomic_load_explicit(&obj->meta, memory_order_relaxed));
 	if (!generation)
 		generation = 1;
-	obj->count = count;
-	obj->aux = aux;
-	obj->abandoned = 0;
+	ws_put(&obj->count, count);
+	ws_put(&obj->aux, aux);
+	ws_put(&obj->abandoned, 0);
 	obj->head = obj->tail = obj->queued = 0;
 	atomic_store_explicit(&obj->all_waiters, 0, memory_order_relaxed);
 	atomic_store_explicit(&obj->meta, generation << WS_META_GEN_SHIFT | type,

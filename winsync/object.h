@@ -33,6 +33,12 @@ enum ws_lock_intent {
  */
 int ws_ref_lock(ws_arena *arena, ws_handle handle, enum ws_type type,
 		enum ws_lock_intent intent, struct ws_ref *ref);
+/*
+ * The same checks without the lock: the answer may be stale by the time it
+ * is used, so callers lock the object before acting on it.
+ */
+int ws_handle_peek(ws_arena *arena, ws_handle handle, enum ws_type type,
+		   struct ws_object **obj);
 /* Unlocks, and wakes the sleepers if the object was handed to a waiter. */
 void ws_ref_unlock(ws_arena *arena, struct ws_ref *ref);
 
@@ -47,7 +53,15 @@ static inline bool ws_object_closed(const struct ws_object *obj)
 	return atomic_load_explicit(&obj->meta, memory_order_relaxed) & WS_META_CLOSED;
 }
 
-/* Could a wait by `owner` acquire the object now?  Object locked. */
+static inline bool ws_object_abandoned(const struct ws_object *obj)
+{
+	return ws_object_type(obj) == WS_TYPE_MUTEX && ws_get(&obj->abandoned);
+}
+
+/*
+ * Could a wait by `owner` acquire the object now?  Exact with the object
+ * locked; without the lock, a hint.
+ */
 bool ws_object_ready(const struct ws_object *obj, uint32_t owner);
 /* Acquires it for `owner`; true if that took an abandoned mutex.  Object locked. */
 bool ws_object_take(struct ws_object *obj, uint32_t owner);

@@ -70,7 +70,7 @@ bool ws_try_complete_all(ws_arena *arena, struct ws_waiter *waiter, uint32_t hel
 		struct ws_object *obj = &arena->objects[waiter->entries[i].object];
 
 		ready = ws_object_ready(obj, waiter->owner);
-		abandoned |= ws_object_type(obj) == WS_TYPE_MUTEX && obj->abandoned;
+		abandoned |= ws_object_abandoned(obj);
 	}
 	if (ready && claim(waiter, acquired_state(0, abandoned))) {
 		for (i = 0; i < waiter->count; i++)
@@ -102,8 +102,7 @@ void ws_hand_off(ws_arena *arena, struct ws_ref *ref)
 		}
 		if (!ws_object_ready(obj, waiter->owner))
 			continue;
-		if (claim(waiter, acquired_state(slot, ws_object_type(obj) == WS_TYPE_MUTEX &&
-							      obj->abandoned))) {
+		if (claim(waiter, acquired_state(slot, ws_object_abandoned(obj)))) {
 			ws_object_take(obj, waiter->owner);
 			ref->handed_off = true;
 		}

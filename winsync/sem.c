@@ -22,13 +22,15 @@ int ws_sem_release(ws_arena *arena, ws_handle sem, uint32_t count, uint32_t *pre
 	ret = ws_ref_lock(arena, sem, WS_TYPE_SEM, WS_LOCK_SIGNAL, &ref);
 	if (ret)
 		return ret;
-	if (count > ref.obj->aux - ref.obj->count) {
+	uint32_t current = ws_get(&ref.obj->count);
+
+	if (count > ws_get(&ref.obj->aux) - current) {
 		ws_ref_unlock(arena, &ref);
 		return -EOVERFLOW;
 	}
 	if (prev_count)
-		*prev_count = ref.obj->count;
-	ref.obj->count += count;
+		*prev_count = current;
+	ws_put(&ref.obj->count, current + count);
 	ws_hand_off(arena, &ref);
 	ws_ref_unlock(arena, &ref);
 	return 0;
@@ -44,8 +46,8 @@ int ws_sem_read(ws_arena *arena, ws_handle sem, uint32_t *count, uint32_t *max)
 	ret = ws_ref_lock(arena, sem, WS_TYPE_SEM, WS_LOCK_READ, &ref);
 	if (ret)
 		return ret;
-	*count = ref.obj->count;
-	*max = ref.obj->aux;
+	*count = ws_get(&ref.obj->count);
+	*max = ws_get(&ref.obj->aux);
 	ws_ref_unlock(arena, &ref);
 	return 0;
 }

@@ -140,14 +140,29 @@ static void init_waiter(ws_arena *arena, struct ws_waiter *waiter, const struct 
 	(void)arena;
 }
 
-/* Tries each object in order, then the alert; no queueing. */
+/*
+ * Tries each object in order, then the alert; no queueing.  Objects that do
+ * not look ready are not even locked: a poll of many objects stays cheap.
+ */
 static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *index, bool *taken)
 {
-	*taken = false;
-	for (uint32_t i = 0; i < plan->entries; i++) {
-		struct ws_ref ref;
-		int ret = ws_ref_lock(arena, plan->handles[i], entry_type(plan, i), WS_LOCK_READ, &ref);
+	struct ws_object *objects[WS_ENTRIES_PER_WAITER];
+	uint32_t i;
+	int ret;
 
+	*taken = false;
+	/* Every handle is checked before anything is acquired. */
+	for (i = 0; i < plan->entries; i++) {
+		ret = ws_handle_peek(arena, plan->handles[i], entry_type(plan, i), &objects[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < plan->entries; i++) {
+		struct ws_ref ref;
+
+		if (!ws_object_ready(objects[i], plan->wait->owner))
+			continue;
+		ret = ws_ref_lock(arena, plan->handles[i], entry_type(plan, i), WS_LOCK_READ, &ref);
 		if (ret)
 			return ret;
 		if (ws_object_ready(ref.obj, plan->wait->owner)) {
@@ -203,7 +218,7 @@ int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 		}
 		if (ws_object_ready(ref.obj, plan.wait->owner)) {
 			uint32_t pending = WS_WAITER_PENDING;
-			bool abandoned = ws_object_type(ref.obj) == WS_TYPE_MUTEX && ref.obj->abandoned;
+			bool abandoned = ws_object_abandoned(ref.obj);
 
 			if (atomic_compare_exchange_strong_explicit(
 				    &waiter->state, &pending,

@@ -105,7 +105,7 @@ int ws_os_unlink(const char *name)
 }
 
 /* 0 means unknown: after fork() the child must look its id up again. */
-static _Thread_local uint32_t cached_tid;
+static _Thread_local uint32_t cached_tid __attribute__((tls_model("initial-exec")));
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void forget_tid(void)
