@@ -308,6 +308,7 @@ static void *waiter_main(void *arg)
 	};
 	uint32_t idx = 0xdeadbeef;
 	int rc = w->all ? ws_wait_all(w->arena, &wt, &idx) : ws_wait_any(w->arena, &wt, &idx);
+	w->returned_dl_clock = ts_now(clk);
 	w->returned = ts_now(CLOCK_MONOTONIC);
 	w->rc = rc;
 	w->index = idx;

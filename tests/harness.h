@@ -94,6 +94,7 @@ struct waiter {
 	uint32_t index;
 	struct timespec deadline;   /* the absolute deadline used */
 	struct timespec returned;   /* CLOCK_MONOTONIC when the wait returned */
+	struct timespec returned_dl_clock; /* the same, on the deadline's clock */
 	/* internal */
 	pthread_t thread;
 	_Atomic pid_t tid;
