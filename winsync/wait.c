@@ -21,9 +21,10 @@ struct wait_plan {
 	int clock;
 };
 
-static int plan_wait(const struct ws_wait *wait, uint32_t *index, struct wait_plan *plan)
+static int plan_wait(ws_arena *arena, const struct ws_wait *wait, uint32_t *index,
+		     struct wait_plan *plan)
 {
-	if (!wait || !index || wait->count > WS_MAX_WAIT_OBJECTS || wait->owner == 0 ||
+	if (!arena || !wait || !index || wait->count > WS_MAX_WAIT_OBJECTS || wait->owner == 0 ||
 	    (wait->count && !wait->objects) || (wait->flags & ~WS_WAIT_REALTIME))
 		return -EINVAL;
 	if (wait->deadline && (wait->deadline->tv_nsec < 0 || wait->deadline->tv_nsec >= 1000000000))
@@ -186,9 +187,7 @@ int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	bool taken;
 	int ret;
 
-	if (!arena)
-		return -EINVAL;
-	ret = plan_wait(wait, index, &plan);
+	ret = plan_wait(arena, wait, index, &plan);
 	if (ret)
 		return ret;
 	ret = try_any(arena, &plan, index, &taken);
@@ -280,9 +279,7 @@ int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	bool ready = true, abandoned = false;
 	int ret;
 
-	if (!arena)
-		return -EINVAL;
-	ret = plan_wait(wait, index, &plan);
+	ret = plan_wait(arena, wait, index, &plan);
 	if (ret)
 		return ret;
 	ret = check_distinct(&plan);
