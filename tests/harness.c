@@ -368,24 +368,55 @@ static int read_file(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-static int tid_in_futex(pid_t tid)
+static int task_in_futex(const char *dir)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+	char path[96], buf[512];
+	snprintf(path, sizeof path, "%s/stat", dir);
 	if (read_file(path, buf, sizeof buf) < 0)
 		return -1; /* thread gone */
 	char *p = strrchr(buf, ')');
 	if (!p || p[1] != ' ')
 		return 0;
+	if (p[2] == 'Z' || p[2] == 'X')
+		return -1; /* exited */
 	if (p[2] != 'S')
 		return 0;
-	snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+	snprintf(path, sizeof path, "%s/syscall", dir);
 	if (read_file(path, buf, sizeof buf) < 0)
 		return 1; /* no syscall file: trust the state */
 	long nr = strtol(buf, NULL, 10);
 	if (buf[0] < '0' || buf[0] > '9')
 		return 0; /* "running" or "-1 ..." */
 	return nr == SYS_futex || nr == 449;
+}
+
+static int tid_in_futex(pid_t tid)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/self/task/%d", (int)tid);
+	return task_in_futex(dir);
+}
+
+void wait_proc_blocked(pid_t pid)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/task/%d", (int)pid, (int)pid);
+	struct timespec end = deadline_ms(60000);
+	int stable = 0;
+	for (;;) {
+		int r = task_in_futex(dir);
+		ck_assert_msg(r >= 0, "process %d vanished while waiting for it to block", (int)pid);
+		stable = r ? stable + 1 : 0;
+		if (stable >= 4) {
+			sleep_ms(30);
+			if (task_in_futex(dir) == 1)
+				return;
+			stable = 0;
+		}
+		ck_assert_msg(ts_cmp(ts_now(CLOCK_MONOTONIC), end) < 0,
+			      "process %d never blocked in a futex wait", (int)pid);
+		sleep_ms(3);
+	}
 }
 
 void wait_tid_blocked(pid_t tid)

@@ -121,6 +121,10 @@ bool waiter_wait_done(struct waiter *w, long ms);
 /* Wait until thread `tid` of this process sleeps in a futex system call. */
 void wait_tid_blocked(pid_t tid);
 
+/* Wait until the (single-threaded) child process `pid` sleeps in a futex
+ * system call. */
+void wait_proc_blocked(pid_t pid);
+
 /* Generic thread spawning. */
 pthread_t spawn(void *(*fn)(void *), void *arg);
 void join(pthread_t t);
