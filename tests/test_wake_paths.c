@@ -61,7 +61,7 @@ static void run_path(int p, bool all)
 	waiter_init(&w, a, WAITER_OWNER, all, objs, count);
 	w.alert = alert;
 	w.user = &seen;
-	w.after = read_payload;
+	w.after = p == TIMEOUT ? NULL : read_payload; /* a timeout publishes nothing */
 	if (p == TIMEOUT)
 		w.timeout_ms = 300;
 	waiter_start(&w);
