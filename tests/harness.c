@@ -440,6 +440,48 @@ void wait_tid_blocked(pid_t tid)
 	}
 }
 
+/* true: blocked; false: the waiter returned first */
+static bool waiter_try_blocked(struct waiter *w)
+{
+	pid_t tid = atomic_load(&w->tid);
+	struct timespec end = deadline_ms(60000);
+	int stable = 0;
+	for (;;) {
+		if (waiter_done(w))
+			return false;
+		int r = tid_in_futex(tid);
+		stable = r == 1 ? stable + 1 : 0;
+		if (stable >= 4) {
+			sleep_ms(30);
+			if (!waiter_done(w) && tid_in_futex(tid) == 1)
+				return true;
+			stable = 0;
+		}
+		ck_assert_msg(ts_cmp(ts_now(CLOCK_MONOTONIC), end) < 0,
+			      "waiter never blocked in a futex wait");
+		sleep_ms(3);
+	}
+}
+
+void waiter_start_blocked(struct waiter *w)
+{
+	for (;;) {
+		waiter_start(w);
+		if (waiter_try_blocked(w))
+			return;
+		int rc = waiter_join(w);
+		ck_assert_msg(rc == -ETIMEDOUT,
+			      "waiter returned %d (%s) index %u instead of blocking", rc,
+			      errname(rc), w->index);
+		/* a slow machine (e.g. TCG): the deadline passed before the
+		 * waiter was seen asleep; try again with a longer one */
+		ck_assert_msg(w->timeout_ms < 100000, "waiter never seen blocked");
+		w->timeout_ms *= 2;
+		fprintf(stderr, "note: slow machine, retrying with a %ld ms deadline\n",
+			w->timeout_ms);
+	}
+}
+
 void waiter_wait_blocked(struct waiter *w)
 {
 	pid_t tid = atomic_load(&w->tid);

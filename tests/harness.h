@@ -112,6 +112,12 @@ void waiter_start(struct waiter *w);
 /* Wait until the waiter sleeps in futex_waitv / futex (fails the test on
  * a timeout or if the waiter has already returned). */
 void waiter_wait_blocked(struct waiter *w);
+/*
+ * For a waiter expected to time out: start it and wait until it is blocked;
+ * if its deadline passes before it was seen blocked (a very slow machine),
+ * restart it with a doubled timeout_ms.
+ */
+void waiter_start_blocked(struct waiter *w);
 /* Join and return rc. */
 int waiter_join(struct waiter *w);
 bool waiter_done(struct waiter *w);

@@ -51,8 +51,7 @@ START_TEST(close_while_waiting_any)
 		struct waiter w;
 		waiter_init(&w, a, 7, false, &h, 1);
 		w.timeout_ms = 500;
-		waiter_start(&w);
-		waiter_wait_blocked(&w);
+		waiter_start_blocked(&w);
 		CK_OK(ws_close(a, h));
 		sleep_ms(50);
 		ck_assert(!waiter_done(&w));
@@ -72,8 +71,7 @@ START_TEST(close_while_waiting_all)
 	struct waiter w;
 	waiter_init(&w, a, 7, true, objs, 2);
 	w.timeout_ms = 500;
-	waiter_start(&w);
-	waiter_wait_blocked(&w);
+	waiter_start_blocked(&w);
 	CK_OK(ws_close(a, m));
 	sleep_ms(50);
 	ck_assert(!waiter_done(&w));
@@ -94,8 +92,7 @@ START_TEST(close_alert_while_waiting)
 	waiter_init(&w, a, 7, false, &e, 1);
 	w.alert = alert;
 	w.timeout_ms = 400;
-	waiter_start(&w);
-	waiter_wait_blocked(&w);
+	waiter_start_blocked(&w);
 	CK_OK(ws_close(a, alert));
 	CK_RC(waiter_join(&w), -ETIMEDOUT);
 	ck_assert(ts_cmp(w.returned, w.deadline) >= 0);

@@ -174,8 +174,7 @@ START_TEST(timeout_acquires_nothing)
 	struct waiter w;
 	waiter_init(&w, a, 7, true, objs, 4);
 	w.timeout_ms = 400;
-	waiter_start(&w);
-	waiter_wait_blocked(&w);
+	waiter_start_blocked(&w);
 	CK_OK(ws_sem_release(a, s, 1, NULL));
 	CK_RC(waiter_join(&w), -ETIMEDOUT);
 	ck_assert(ts_cmp(w.returned, w.deadline) >= 0);
@@ -219,8 +218,7 @@ START_TEST(signals_do_not_end_wait_early)
 			w.flags = WS_WAIT_REALTIME;
 		w.timeout_ms = 600;
 		int before = atomic_load(&signals_seen);
-		waiter_start(&w);
-		waiter_wait_blocked(&w);
+		waiter_start_blocked(&w);
 		send_signals(&w, 6);
 		int rc = waiter_join(&w);
 		ck_assert_msg(rc == -ETIMEDOUT, "variant %d: %d (%s)", variant, rc, errname(rc));

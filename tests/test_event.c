@@ -219,12 +219,43 @@ START_TEST(reset_releases_nobody)
 	struct waiter w;
 	waiter_init(&w, a, 10, false, &e, 1);
 	w.timeout_ms = 300;
-	waiter_start(&w);
-	waiter_wait_blocked(&w);
+	waiter_start_blocked(&w);
 	bool was = true;
 	CK_OK(ws_event_reset(a, e, &was));
 	ck_assert(!was);
 	CK_RC(waiter_join(&w), -ETIMEDOUT);
+	ws_arena_close(a);
+}
+END_TEST
+
+/*
+ * Auto set while the only blocked thread cannot take it (its wait_all also
+ * needs a mutex held elsewhere): the event stays signaled, nobody released.
+ */
+START_TEST(auto_set_unsatisfiable_waiter_stays_signaled)
+{
+	ws_arena *a = test_arena();
+	ws_handle e = mk_event(a, false, false);
+	ws_handle m = mk_mutex(a, 77, 1);
+	ws_handle objs[2] = { e, m };
+	struct waiter w;
+	waiter_init(&w, a, 10, true, objs, 2);
+	waiter_start(&w);
+	waiter_wait_blocked(&w);
+	bool was = true;
+	CK_OK(ws_event_set(a, e, &was));
+	ck_assert(!was);
+	check_ev(a, e, true, false);
+	sleep_ms(100);
+	ck_assert(!waiter_done(&w));
+	check_ev(a, e, true, false);
+	/* when the mutex comes free, the waiter takes both at once */
+	CK_OK(ws_mutex_unlock(a, m, 77, NULL));
+	check_ev(a, e, false, false);
+	CK_OK(waiter_join(&w));
+	uint32_t c, o;
+	mtx_state(a, m, &c, &o);
+	ck_assert_uint_eq(o, 10);
 	ws_arena_close(a);
 }
 END_TEST
@@ -243,6 +274,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, auto_set_releases_exactly_one);
 	tcase_add_test(tc, auto_set_handoff_no_barging);
 	tcase_add_test(tc, reset_releases_nobody);
+	tcase_add_test(tc, auto_set_unsatisfiable_waiter_stays_signaled);
 	suite_add_tcase(s, tc);
 	return s;
 }

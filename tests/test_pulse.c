@@ -194,8 +194,7 @@ START_TEST(auto_pulse_goes_to_satisfiable_waiter)
 	struct waiter wall, wany;
 	waiter_init(&wall, a, 10, true, objs, 2);
 	wall.timeout_ms = 1500;
-	waiter_start(&wall);
-	waiter_wait_blocked(&wall);
+	waiter_start_blocked(&wall);
 	waiter_init(&wany, a, 11, false, &e, 1);
 	waiter_start(&wany);
 	waiter_wait_blocked(&wany);

@@ -64,8 +64,12 @@ static void run_path(int p, bool all)
 	w.after = p == TIMEOUT ? NULL : read_payload; /* a timeout publishes nothing */
 	if (p == TIMEOUT)
 		w.timeout_ms = 300;
-	waiter_start(&w);
-	waiter_wait_blocked(&w);
+	if (p == TIMEOUT) {
+		waiter_start_blocked(&w);
+	} else {
+		waiter_start(&w);
+		waiter_wait_blocked(&w);
+	}
 
 	payload = 1000 + p;
 	uint32_t c, o;
