@@ -1,0 +1,193 @@
+#!/bin/bash
+# Run one command in a QEMU guest booted on the kernel of kernel/build.sh.
+#
+#   image/run-guest.sh [options] -- COMMAND [ARG...]
+#
+# The guest sees the host root read-only over virtio 9p with a tmpfs overlay
+# on top (it can write, nothing reaches the host), fresh /tmp, /dev/shm and
+# /run, and every other path as on the host: host-built programs and the
+# host's Wine run unchanged. The command runs as root in the current
+# directory; its output (stdout and stderr together) is printed, and its exit
+# status is returned. 2 vCPUs on 2 NUMA nodes, TCG unless --kvm.
+#
+# Options:
+#   --mem MB        guest memory, split over the 2 nodes (default 2048)
+#   --timeout SEC   hard limit for the whole run (default 900); exit 124
+#   --kernel FILE   bzImage to boot (default: the patched build of
+#                   kernel/build.sh, which must have run)
+#   --unpatched     boot the --unpatched build of kernel/build.sh instead
+#   --kvm           use KVM (does not work on every machine: see FACTS)
+#   --env NAME[=VALUE]  pass one more environment variable (repeatable)
+#   --console       print the kernel console after the run
+#   -v, --verbose   print the qemu command line and the boot time
+#
+# Passed from the environment: PATH HOME USER LANG LC_ALL TZ TERM, and every
+# WINSYNC_*, WINE*, FUTEX2_*, CTEST_* and KSFT_* variable.
+#
+# Exit status: the command's; 124 when the guest did not finish in time;
+# 125 when it panicked or stopped without reporting a status; 126 for a
+# usage or setup error.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+mem=2048
+timeout_s=900
+kernel=""
+variant=patched
+kvm=0
+console=0
+verbose=0
+extra_env=()
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+die() { echo "run-guest.sh: $*" >&2; exit 126; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--mem) mem=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--unpatched) variant=unpatched; shift ;;
+	--kvm) kvm=1; shift ;;
+	--env) extra_env+=("$2"); shift 2 ;;
+	--console) console=1; shift ;;
+	-v | --verbose) verbose=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; break ;;
+	*) die "unknown option $1 (the command goes after --)" ;;
+	esac
+done
+[ $# -gt 0 ] || die "no command given: run-guest.sh [options] -- COMMAND..."
+case "$mem" in '' | *[!0-9]*) die "--mem takes megabytes" ;; esac
+[ "$mem" -ge 256 ] || die "--mem must be at least 256"
+
+kdir=$("$repo/kernel/build.sh" --print-dir $([ "$variant" = unpatched ] && echo --unpatched))
+cache=$(dirname "$(dirname "$kdir")")
+[ -n "$kernel" ] || kernel=$kdir/bzImage
+[ -f "$kernel" ] || die "no kernel at $kernel: run kernel/build.sh$([ "$variant" = unpatched ] && echo ' --unpatched') first"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+busybox=$(command -v busybox || true)
+[ -x "$busybox" ] || die "busybox missing (apt-get install busybox-static)"
+if ldd "$busybox" >/dev/null 2>&1; then
+	die "$busybox is dynamically linked: apt-get install busybox-static"
+fi
+
+# --- initramfs (cached by the hash of busybox and init) ---------------------
+imgdir=$cache/image
+mkdir -p "$imgdir"
+ikey=$(cat "$busybox" "$here/init" | sha256sum | cut -c1-16)
+initrd=$imgdir/initramfs-$ikey.cpio.gz
+if [ ! -f "$initrd" ]; then
+	t=$(mktemp -d "$imgdir/initramfs.XXXXXX")
+	mkdir -p "$t/bin" "$t/proc" "$t/sys" "$t/dev" "$t/host" "$t/rw" "$t/newroot"
+	cp "$busybox" "$t/bin/busybox"
+	cp "$here/init" "$t/init"
+	chmod 755 "$t/init" "$t/bin/busybox"
+	(cd "$t" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp" &&
+		mv "$initrd.tmp" "$initrd"
+	rm -rf "$t"
+	[ -f "$initrd" ] || die "could not build the initramfs"
+fi
+
+# --- the job ----------------------------------------------------------------
+mkdir -p "$imgdir/jobs"
+jobdir=$(mktemp -d "$imgdir/jobs/run.XXXXXX")
+cleanup() {
+	[ -n "${tailpid:-}" ] && kill "$tailpid" 2>/dev/null
+	rm -rf "$jobdir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+{
+	echo "# written by image/run-guest.sh"
+	for v in PATH HOME USER LANG LC_ALL TZ TERM; do
+		[ -n "${!v+x}" ] && printf 'export %s=%q\n' "$v" "${!v}"
+	done
+	while IFS= read -r v; do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done < <(compgen -e | grep -E '^(WINSYNC_|WINE|FUTEX2_|CTEST_|KSFT_)' || true)
+	for e in "${extra_env[@]+"${extra_env[@]}"}"; do
+		case "$e" in
+		*=*) printf 'export %s=%q\n' "${e%%=*}" "${e#*=}" ;;
+		*) [ -n "${!e+x}" ] && printf 'export %s=%q\n' "$e" "${!e}" ;;
+		esac
+	done
+	printf 'cd %q || exit 126\n' "$PWD"
+	printf 'exec'
+	printf ' %q' "$@"
+	printf '\n'
+} >"$jobdir/job.sh"
+
+# Host directories the fresh /tmp, /dev/shm or /run of the guest would hide
+keep=""
+for d in "$jobdir" "$PWD"; do
+	case "$d" in
+	/tmp/* | /dev/shm/* | /run/*)
+		case "$d" in *[[:space:]:]*) die "cannot pass $d into the guest (space or colon)" ;; esac
+		keep="$keep${keep:+:}$d"
+		;;
+	esac
+done
+
+# --- qemu -------------------------------------------------------------------
+half=$((mem / 2))
+if [ "$kvm" = 1 ]; then
+	accel=(-accel kvm -cpu host)
+else
+	accel=(-accel tcg,thread=multi -cpu max,-smap)
+fi
+append="console=ttyS0 loglevel=4 panic=-1 oops=panic rdinit=/init winsync.job=$jobdir/job.sh"
+[ -n "$keep" ] && append="$append winsync.keep=$keep"
+qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
+	"${accel[@]}" -smp 2 -m "${mem}M"
+	-object "memory-backend-ram,id=m0,size=${half}M" -numa "node,nodeid=0,cpus=0,memdev=m0"
+	-object "memory-backend-ram,id=m1,size=$((mem - half))M" -numa "node,nodeid=1,cpus=1,memdev=m1"
+	-kernel "$kernel" -initrd "$initrd" -append "$append"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-chardev "file,id=con,path=$jobdir/console.log" -serial chardev:con
+	-chardev "file,id=out,path=$jobdir/out" -serial chardev:out)
+[ "$verbose" = 1 ] && echo "run-guest.sh: ${qemu[*]}" >&2
+
+: >"$jobdir/out"
+# Stream the command's output, without the status line.
+tail -n +1 -f "$jobdir/out" 2>/dev/null | grep --line-buffered -av '^WINSYNC-GUEST-EXIT: ' &
+tailpid=$!
+t0=$(date +%s.%N)
+timeout -s KILL "$timeout_s" "${qemu[@]}" </dev/null >"$jobdir/qemu.log" 2>&1
+qrc=$?
+t1=$(date +%s.%N)
+sleep 0.3
+kill "$tailpid" 2>/dev/null
+wait "$tailpid" 2>/dev/null
+tailpid=""
+
+status=$(grep -a '^WINSYNC-GUEST-EXIT: ' "$jobdir/out" | tail -1 | tr -dc '0-9')
+show_console() {
+	echo "---- guest kernel console (last 40 lines) ----" >&2
+	tail -n 40 "$jobdir/console.log" >&2
+	if [ -s "$jobdir/qemu.log" ]; then
+		echo "---- qemu ----" >&2
+		tail -n 20 "$jobdir/qemu.log" >&2
+	fi
+}
+[ "$verbose" = 1 ] && echo "run-guest.sh: guest ran $(echo "$t1 - $t0" | bc) s" >&2
+[ "$console" = 1 ] && cat "$jobdir/console.log" >&2
+
+if [ -n "$status" ]; then
+	exit "$status"
+fi
+if [ "$qrc" = 137 ] || [ "$qrc" = 124 ]; then
+	echo "run-guest.sh: the guest did not finish within $timeout_s s (killed)" >&2
+	show_console
+	exit 124
+fi
+if grep -aq 'Kernel panic' "$jobdir/console.log"; then
+	echo "run-guest.sh: the guest kernel panicked" >&2
+else
+	echo "run-guest.sh: the guest stopped without reporting an exit status (qemu exit $qrc)" >&2
+fi
+show_console
+exit 125
