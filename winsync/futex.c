@@ -52,8 +52,12 @@ static bool have_wait_multiple(void)
 
 static int choose(void)
 {
-	const char *forced = ws_os_getenv("WINSYNC_BACKEND");
+	const char *forced;
+	int ret = ws_os_init();
 
+	if (ret)
+		return ret;
+	forced = ws_os_getenv("WINSYNC_BACKEND");
 	if (forced && *forced) {
 		if (!strcmp(forced, "waitv"))
 			return have_waitv() ? BACKEND_WAITV : BACKEND_NONE;

@@ -15,6 +15,11 @@
 
 #define SHM_PREFIX "/dev/shm/winsync-"
 
+int ws_os_init(void)
+{
+	return 0;
+}
+
 int ws_os_map_private(size_t size, void **base)
 {
 	/* MAP_PRIVATE: a forked child gets its own copy, as private futexes expect. */

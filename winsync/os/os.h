@@ -15,6 +15,12 @@
 #define WS_CLOCK_REALTIME  0
 #define WS_CLOCK_MONOTONIC 1
 
+/*
+ * Checked once before the first raw system call: 0 if this host serves
+ * Linux system calls, else -ENOSYS (the Windows DLL on real Windows).
+ */
+int ws_os_init(void);
+
 /* Anonymous memory for a private arena: no file descriptor. */
 int ws_os_map_private(size_t size, void **base);
 /*
