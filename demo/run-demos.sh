@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Runs every demo three ways and compares them:
+#   (a) <demo>-kernel32.exe under Wine: Wine's own objects (wineserver)
+#   (b) <demo>-winsync.exe  under Wine: winsync.dll
+#   (c) <demo>              native Linux: libwinsync-win32.so
+# The deterministic demos must print byte-identical output in all three, and
+# the same as demo/expected/<demo>.txt; the benchmark prints one table.
+# Also checks that winsync.dll refuses cleanly when its Wine check fails.
+# Works on the host and inside the QEMU guest (image/run-guest.sh -- ...).
+#
+#   run-demos.sh [--build DIR] [--prefix DIR] [--out DIR] [--bench-ms N]
+#                [--native-only | --prefix-only]
+#     --build DIR    the native CMake build tree (default: build/default);
+#                    (c) in DIR/demo, (a), (b) and winsync.dll in DIR/mingw/bin
+#     --prefix DIR   the Wine prefix, created if missing
+#                    (default: $WINSYNC_CACHE/wineprefix, else DIR/wineprefix)
+#     --out DIR      where outputs go (default: DIR/demo-output)
+#     --bench-ms N   how long each benchmark round runs (default 500; 3 rounds)
+#     --native-only  only (c), against the expected output: no Wine needed
+#     --prefix-only  only create the Wine prefix (timed), then stop
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+build="$here/../build/default"
+prefix=""
+out=""
+bench_ms=500
+mode=all
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build) build="$2"; shift 2 ;;
+    --prefix) prefix="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --bench-ms) bench_ms="$2"; shift 2 ;;
+    --native-only) mode=native; shift ;;
+    --prefix-only) mode=prefix; shift ;;
+    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run-demos.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+
+build=$(cd "$build" && pwd)
+native="$build/demo"
+mingw="$build/mingw/bin"
+out="${out:-$build/demo-output}"
+if [[ -z "$prefix" ]]; then
+  if [[ -n "${WINSYNC_CACHE:-}" ]]; then prefix="$WINSYNC_CACHE/wineprefix"; else prefix="$build/wineprefix"; fi
+fi
+mkdir -p "$out"
+
+demos=(prodcons workers philosophers abandon pulse)
+where="host"
+[[ -n "${WINSYNC_GUEST:-}" || -e /etc/winsync-guest ]] && where="guest"
+where="$where, Linux $(uname -r)"
+
+# --- Wine -------------------------------------------------------------------
+wine_env() {
+  export WINEPREFIX="$prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+  # CI runs without HOME; Wine wants one.
+  if [[ -z "${HOME:-}" ]]; then export HOME="${TMPDIR:-/tmp}"; fi
+  unset DISPLAY WAYLAND_DISPLAY
+}
+
+make_prefix() {
+  wine_env
+  if [[ -f "$prefix/system.reg" ]]; then
+    echo "Wine prefix: $prefix (exists)"
+    return
+  fi
+  mkdir -p "$(dirname "$prefix")"
+  exec 9>"$prefix.lock"
+  flock 9
+  if [[ ! -f "$prefix/system.reg" ]]; then
+    local start ms
+    start=$(date +%s%N)
+    wineboot -i </dev/null >"$out/wineboot.log" 2>&1 || { cat "$out/wineboot.log" >&2; exit 1; }
+    wineserver -w
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    printf 'Wine prefix: created %s in %d.%d s (%s)\n' "$prefix" $((ms / 1000)) $((ms % 1000 / 100)) "$where"
+  fi
+  flock -u 9
+}
+
+# Runs a Windows program; its output goes to a file (Wine writes terminal codes to a terminal).
+run_wine() {
+  local stdout="$1"; shift
+  timeout 900 wine "$@" </dev/null >"$stdout" 2>"$stdout.err"
+}
+
+run_native() {
+  local stdout="$1"; shift
+  timeout 900 "$@" </dev/null >"$stdout" 2>"$stdout.err"
+}
+
+need() {
+  for f in "$@"; do
+    [[ -x "$f" || -f "$f" ]] || { echo "run-demos.sh: missing $f (build first)" >&2; exit 2; }
+  done
+}
+
+if [[ $mode == prefix ]]; then
+  make_prefix
+  exit 0
+fi
+
+failed=0
+passed=0
+pass() { passed=$((passed + 1)); printf '  %-13s %s\n' "$1" "$2"; }
+fail() { failed=$((failed + 1)); printf '  %-13s FAILED: %s\n' "$1" "$2"; }
+
+# Compares the outputs with each other and with demo/expected/<demo>.txt.
+compare() {
+  local demo="$1"; shift
+  local expected="$here/expected/$demo.txt" first="$1" f names=""
+  for f in "$@"; do
+    names="$names${names:+ = }$(basename "$f")"
+    if ! cmp -s "$first" "$f"; then
+      fail "$demo" "$(basename "$first") and $(basename "$f") differ"
+      diff "$first" "$f" | head -20 | sed 's/^/      /'
+      return
+    fi
+  done
+  if [[ ! -f "$expected" ]]; then
+    fail "$demo" "no demo/expected/$demo.txt"
+  elif ! cmp -s "$expected" "$first"; then
+    fail "$demo" "output differs from demo/expected/$demo.txt"
+    diff "$expected" "$first" | head -20 | sed 's/^/      /'
+  else
+    pass "$demo" "$names = expected ($(wc -l <"$first") lines)"
+  fi
+}
+
+# Runs one variant of a demo into $out/<demo>.<tag>.txt; a non-zero exit fails.
+variant() {
+  local demo="$1" tag="$2" kind="$3"; shift 3
+  local file="$out/$demo.$tag.txt" status=0
+  if [[ $kind == wine ]]; then run_wine "$file" "$@" || status=$?; else run_native "$file" "$@" || status=$?; fi
+  if [[ $status -ne 0 ]]; then
+    fail "$demo" "($tag) exited with status $status"
+    cat "$file" "$file.err" | tail -20 | sed 's/^/      /'
+    return 1
+  fi
+}
+
+echo "== winsync demos ($where)"
+if [[ $mode == native ]]; then
+  need "${demos[@]/#/$native/}" "$native/bench"
+  echo "-- deterministic demos: (c) native, against the expected output"
+  for demo in "${demos[@]}"; do
+    variant "$demo" c native "$native/$demo" && compare "$demo" "$out/$demo.c.txt"
+  done
+  echo "-- benchmark, (c) only"
+  if variant bench c native "$native/bench" 100; then
+    if [[ $(grep -c '^bench ' "$out/bench.c.txt") -eq 3 ]]; then
+      pass bench "(c) ran: $(awk '$1 == "bench" {printf "%s %.0f/s  ", $2, $3}' "$out/bench.c.txt")"
+    else
+      fail bench "(c) printed no results"
+    fi
+  fi
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit
+fi
+
+need "${demos[@]/#/$native/}" "$native/bench" "$mingw/winsync.dll" "$mingw/wine-check.exe"
+for demo in "${demos[@]}" bench; do
+  need "$mingw/$demo-kernel32.exe" "$mingw/$demo-winsync.exe"
+done
+make_prefix
+# One wineserver for the whole run, not one per program.
+wineserver -p 2>/dev/null || true  # already running: fine
+trap 'wineserver -k 2>/dev/null || true' EXIT
+
+echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native"
+for demo in "${demos[@]}"; do
+  variant "$demo" a wine "$mingw/$demo-kernel32.exe" &&
+    variant "$demo" b wine "$mingw/$demo-winsync.exe" &&
+    variant "$demo" c native "$native/$demo" &&
+    compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt"
+done
+
+echo "-- winsync.dll's Wine check"
+if variant wine-check pass wine "$mingw/wine-check.exe"; then
+  pass wine-check "passes under Wine: $(grep -c 'as expected' "$out/wine-check.pass.txt") checks as expected"
+fi
+if WINSYNC_WINE_CHECK=fail variant wine-check refuse wine "$mingw/wine-check.exe"; then
+  pass wine-check "forced to fail: refuses cleanly ($(grep -m1 '^ws_arena_create:' "$out/wine-check.refuse.txt"), ERROR_NOT_SUPPORTED)"
+fi
+
+echo "-- benchmark ($bench_ms ms per test)"
+a="$out/bench.a.txt" b="$out/bench.b.txt" c="$out/bench.c.txt"
+variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
+  variant bench b wine "$mingw/bench-winsync.exe" "$bench_ms" &&
+  variant bench c native "$native/bench" "$bench_ms" && {
+  awk -v where="$where" '
+    FNR == 1 { file++ }
+    $1 == "bench" { ops[file, $2] = $3; if (file == 1) names[++n] = $2 }
+    function fmt(x) { return x >= 1e6 ? sprintf("%.2fM", x / 1e6) : x >= 1e3 ? sprintf("%.1fk", x / 1e3) : sprintf("%.0f", x) }
+    function ratio(x, y) { return y > 0 ? sprintf("%.1fx", x / y) : "-" }
+    END {
+      printf "operations per second (%s)\n", where
+      printf "%-13s %15s %17s %14s %9s %9s\n", "test", "(a) kernel32", "(b) winsync.dll", "(c) native", "(b)/(a)", "(c)/(a)"
+      for (i = 1; i <= n; i++) {
+        t = names[i]
+        printf "%-13s %15s %17s %14s %9s %9s\n", t, fmt(ops[1, t]), fmt(ops[2, t]), fmt(ops[3, t]),
+          ratio(ops[2, t], ops[1, t]), ratio(ops[3, t], ops[1, t])
+      }
+    }' "$a" "$b" "$c" | tee "$out/bench-table.txt"
+  if [[ $(grep -c '^bench ' "$a" "$b" "$c" | awk -F: '{s += $2} END {print s}') -eq 9 ]]; then
+    pass bench "three variants measured"
+  else
+    fail bench "missing results"
+  fi
+}
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

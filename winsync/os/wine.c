@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The OS layer of winsync.dll, a Windows DLL running under Wine on Linux.
+ *
+ * A Windows program under Wine is an ordinary Linux process, so the DLL
+ * issues the few Linux system calls it needs itself, with the `syscall`
+ * instruction (arch/x86_64/syscall.h).  Before the first one, ws_os_init()
+ * makes sure this is Wine on Linux: ntdll exports wine_get_version, and
+ * wine_get_host_version names the host system.  On real Windows, or when the
+ * check fails, every arena call fails with -ENOSYS and no system call is made.
+ *
+ * WINSYNC_WINE_CHECK=fail in the environment makes the check fail, so that
+ * tests can see the refusal under Wine.
+ *
+ * Memory comes from VirtualAlloc, which Wine knows about, so that its own
+ * allocator never maps over an arena.  Named (shared) arenas are not
+ * supported here: -ENOTSUP.
+ */
+#include "os/os.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <windows.h>
+
+#include "arch/x86_64/syscall.h"
+
+#define LINUX_ESRCH 3
+
+enum host { HOST_UNKNOWN, HOST_WINE_LINUX, HOST_OTHER };
+
+static _Atomic int host = HOST_UNKNOWN;
+
+typedef const char *(CDECL *wine_get_version_fn)(void);
+typedef void (CDECL *wine_get_host_version_fn)(const char **sysname, const char **release);
+
+static int check_host(void)
+{
+	HMODULE ntdll = GetModuleHandleA("ntdll.dll");
+	wine_get_version_fn get_version;
+	wine_get_host_version_fn get_host_version;
+	const char *sysname = NULL, *release = NULL;
+	char forced[16];
+	DWORD n;
+
+	n = GetEnvironmentVariableA("WINSYNC_WINE_CHECK", forced, sizeof(forced));
+	if (n > 0 && n < sizeof(forced) && !strcmp(forced, "fail"))
+		return HOST_OTHER;
+	if (!ntdll)
+		return HOST_OTHER;
+	get_version = (wine_get_version_fn)(void (*)(void))GetProcAddress(ntdll, "wine_get_version");
+	get_host_version = (wine_get_host_version_fn)(void (*)(void))GetProcAddress(
+		ntdll, "wine_get_host_version");
+	if (!get_version || !get_host_version)
+		return HOST_OTHER;
+	get_host_version(&sysname, &release);
+	/* The system call numbers of arch/x86_64/syscall.h are Linux's. */
+	if (!sysname || strcmp(sysname, "Linux"))
+		return HOST_OTHER;
+	return HOST_WINE_LINUX;
+}
+
+int ws_os_init(void)
+{
+	int h = atomic_load_explicit(&host, memory_order_acquire);
+
+	if (h == HOST_UNKNOWN) {
+		h = check_host();
+		atomic_store_explicit(&host, h, memory_order_release);
+	}
+	return h == HOST_WINE_LINUX ? 0 : -ENOSYS;
+}
+
+int ws_os_map_private(size_t size, void **base)
+{
+	/* Committed pages read as zero, as the arena expects. */
+	void *p = VirtualAlloc(NULL, size, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+
+	if (!p)
+		return -ENOMEM;
+	*base = p;
+	return 0;
+}
+
+int ws_os_map_create(const char *name, size_t size, void **base,
+		     void (*init)(void *base, void *ctx), void *ctx)
+{
+	(void)name, (void)size, (void)base, (void)init, (void)ctx;
+	return -ENOTSUP;
+}
+
+int ws_os_map_open(const char *name, void **base, size_t *size)
+{
+	(void)name, (void)base, (void)size;
+	return -ENOTSUP;
+}
+
+void ws_os_unmap(void *base, size_t size)
+{
+	(void)size;
+	VirtualFree(base, 0, MEM_RELEASE);
+}
+
+int ws_os_unlink(const char *name)
+{
+	(void)name;
+	return -ENOTSUP;
+}
+
+/* The Linux thread id (not Wine's GetCurrentThreadId): the robust locks check it. */
+static _Thread_local uint32_t cached_tid;
+
+uint32_t ws_os_thread_id(void)
+{
+	if (!cached_tid)
+		cached_tid = (uint32_t)ws_syscall1(WS_NR_gettid, 0);
+	return cached_tid;
+}
+
+bool ws_os_thread_alive(uint32_t tid)
+{
+	return ws_syscall2(WS_NR_kill, (long long)tid, 0) != -LINUX_ESRCH;
+}
+
+int ws_os_clock_now(int clock, struct timespec *now)
+{
+	struct {
+		long long tv_sec;
+		long long tv_nsec;
+	} ts;
+	long long ret = ws_syscall2(WS_NR_clock_gettime,
+				    clock == WS_CLOCK_REALTIME ? WS_CLOCK_REALTIME : WS_CLOCK_MONOTONIC,
+				    (long long)(uintptr_t)&ts);
+
+	if (ret < 0)
+		return (int)ret;
+	now->tv_sec = (time_t)ts.tv_sec;
+	now->tv_nsec = (long)ts.tv_nsec;
+	return 0;
+}
+
+const char *ws_os_getenv(const char *name)
+{
+	/* Wine hands the Unix environment to the Windows one, and the CRT reads it. */
+	return getenv(name);
+}
