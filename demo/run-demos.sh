@@ -9,15 +9,17 @@
 # Works on the host and inside the QEMU guest (image/run-guest.sh -- ...).
 #
 #   run-demos.sh [--build DIR] [--prefix DIR] [--out DIR] [--bench-ms N]
-#                [--native-only | --prefix-only]
+#                [--native-only | --prefix-only | --wine-check-only]
 #     --build DIR    the native CMake build tree (default: build/default);
 #                    (c) in DIR/demo, (a), (b) and winsync.dll in DIR/mingw/bin
-#     --prefix DIR   the Wine prefix, created if missing
-#                    (default: $WINSYNC_CACHE/wineprefix, else DIR/wineprefix)
+#     --prefix DIR   the Wine prefix, created if missing (default:
+#                    $WINSYNC_CACHE/wineprefix; WINSYNC_CACHE defaults to
+#                    ~/.cache/winsync, or /var/cache/winsync without HOME)
 #     --out DIR      where outputs go (default: DIR/demo-output)
 #     --bench-ms N   how long each benchmark round runs (default 500; 3 rounds)
 #     --native-only  only (c), against the expected output: no Wine needed
 #     --prefix-only  only create the Wine prefix (timed), then stop
+#     --wine-check-only  only winsync.dll's Wine check: passing, and forced to fail
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +37,7 @@ while [[ $# -gt 0 ]]; do
     --bench-ms) bench_ms="$2"; shift 2 ;;
     --native-only) mode=native; shift ;;
     --prefix-only) mode=prefix; shift ;;
+    --wine-check-only) mode=check; shift ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-demos.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -45,13 +48,17 @@ native="$build/demo"
 mingw="$build/mingw/bin"
 out="${out:-$build/demo-output}"
 if [[ -z "$prefix" ]]; then
-  if [[ -n "${WINSYNC_CACHE:-}" ]]; then prefix="$WINSYNC_CACHE/wineprefix"; else prefix="$build/wineprefix"; fi
+  if [[ -n "${WINSYNC_CACHE:-}" ]]; then cache="$WINSYNC_CACHE"
+  elif [[ -n "${XDG_CACHE_HOME:-}" ]]; then cache="$XDG_CACHE_HOME/winsync"
+  elif [[ -n "${HOME:-}" ]]; then cache="$HOME/.cache/winsync"
+  else cache=/var/cache/winsync; fi
+  prefix="$cache/wineprefix"
 fi
 mkdir -p "$out"
 
 demos=(prodcons workers philosophers abandon pulse)
 where="host"
-[[ -n "${WINSYNC_GUEST:-}" || -e /etc/winsync-guest ]] && where="guest"
+grep -qs 'winsync.job=' /proc/cmdline && where="QEMU guest"
 where="$where, Linux $(uname -r)"
 
 # --- Wine -------------------------------------------------------------------
@@ -163,14 +170,35 @@ if [[ $mode == native ]]; then
   exit
 fi
 
-need "${demos[@]/#/$native/}" "$native/bench" "$mingw/winsync.dll" "$mingw/wine-check.exe"
-for demo in "${demos[@]}" bench; do
-  need "$mingw/$demo-kernel32.exe" "$mingw/$demo-winsync.exe"
-done
+need "$mingw/winsync.dll" "$mingw/wine-check.exe"
+if [[ $mode == all ]]; then
+  need "${demos[@]/#/$native/}" "$native/bench"
+  for demo in "${demos[@]}" bench; do
+    need "$mingw/$demo-kernel32.exe" "$mingw/$demo-winsync.exe"
+  done
+fi
 make_prefix
 # One wineserver for the whole run, not one per program.
 wineserver -p 2>/dev/null || true  # already running: fine
 trap 'wineserver -k 2>/dev/null || true' EXIT
+
+# winsync.dll must pass its Wine check here, and refuse cleanly when forced to fail.
+wine_check() {
+  echo "-- winsync.dll's Wine check"
+  if variant wine-check pass wine "$mingw/wine-check.exe"; then
+    pass wine-check "passes under Wine: $(grep -c 'as expected' "$out/wine-check.pass.txt") checks as expected"
+  fi
+  if WINSYNC_WINE_CHECK=fail variant wine-check refuse wine "$mingw/wine-check.exe"; then
+    pass wine-check "forced to fail: refuses cleanly ($(grep -m1 '^ws_arena_create:' "$out/wine-check.refuse.txt"), ERROR_NOT_SUPPORTED)"
+  fi
+}
+
+if [[ $mode == check ]]; then
+  wine_check
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit
+fi
 
 echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native"
 for demo in "${demos[@]}"; do
@@ -180,15 +208,9 @@ for demo in "${demos[@]}"; do
     compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt"
 done
 
-echo "-- winsync.dll's Wine check"
-if variant wine-check pass wine "$mingw/wine-check.exe"; then
-  pass wine-check "passes under Wine: $(grep -c 'as expected' "$out/wine-check.pass.txt") checks as expected"
-fi
-if WINSYNC_WINE_CHECK=fail variant wine-check refuse wine "$mingw/wine-check.exe"; then
-  pass wine-check "forced to fail: refuses cleanly ($(grep -m1 '^ws_arena_create:' "$out/wine-check.refuse.txt"), ERROR_NOT_SUPPORTED)"
-fi
+wine_check
 
-echo "-- benchmark ($bench_ms ms per test)"
+echo "-- benchmark (median of 3 rounds of $bench_ms ms)"
 a="$out/bench.a.txt" b="$out/bench.b.txt" c="$out/bench.c.txt"
 variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
   variant bench b wine "$mingw/bench-winsync.exe" "$bench_ms" &&

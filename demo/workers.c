@@ -3,7 +3,8 @@
  * A worker pool.  The dispatcher hands out jobs and waits with one
  * WaitForMultipleObjects (any) on all 64 objects it cares about: the 32
  * workers' "done" events and the 32 worker thread handles (a thread handle
- * that becomes signaled here means a worker died).  Results are printed in
+ * that becomes signaled here means a worker died).  A worker reports a job
+ * done and waits for the next with SignalObjectAndWait.  Results are printed in
  * job order, so the output does not depend on which worker did what.
  */
 #include "demo.h"
@@ -44,14 +45,15 @@ static DWORD WINAPI worker_main(LPVOID parameter)
 {
 	struct worker *w = parameter;
 
-	for (;;) {
-		DEMO_CHECK(WaitForSingleObject(w->go, INFINITE) == WAIT_OBJECT_0, "worker wait");
-		if (w->job == QUIT)
-			return 0;
+	DEMO_CHECK(WaitForSingleObject(w->go, INFINITE) == WAIT_OBJECT_0, "worker wait");
+	while (w->job != QUIT) {
 		steps[w->job] = collatz(job_input(w->job));
 		w->jobs_done++;
-		DEMO_CHECK(SetEvent(w->done), "worker done");
+		/* Report the job done and wait for the next one, in one call. */
+		DEMO_CHECK(SignalObjectAndWait(w->done, w->go, INFINITE, FALSE) == WAIT_OBJECT_0,
+			   "worker done, wait for more");
 	}
+	return 0;
 }
 
 int main(void)

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a part of winsync needs, only those missing.
 #   scripts/deps.sh core     compiler, CMake, Check: the library, its tests, the benchmark
+#   scripts/deps.sh wine     Wine and mingw-w64: winsync.dll and the Windows demos
 set -euo pipefail
 
 declare -A groups=(
   [core]="build-essential cmake pkg-config check strace"
+  [wine]="wine wine64 gcc-mingw-w64-x86-64"
 )
 
 want=()
