@@ -6,6 +6,7 @@
  */
 #include "harness.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -268,6 +269,137 @@ START_TEST(units_conserved_under_competition)
 }
 END_TEST
 
+/*
+ * A wait_any on two objects signaled at the same moment by two threads takes
+ * exactly one of them; the other stays available.  Rounds alternate between
+ * signaling a blocked waiter and racing the waiter while it queues.
+ */
+struct race_ctx {
+	ws_arena *a;
+	ws_handle obj[2];
+	int kind; /* 0: semaphores, 1: auto events, 2: mutexes held by 60/61 */
+	_Atomic int go;
+	_Atomic int ready;
+};
+
+struct race_arg {
+	struct race_ctx *c;
+	int which;
+};
+
+static void *race_signaler(void *arg)
+{
+	struct race_arg *ra = arg;
+	struct race_ctx *c = ra->c;
+	atomic_fetch_add(&c->ready, 1);
+	while (!atomic_load(&c->go))
+		sched_yield();
+	ws_handle h = c->obj[ra->which];
+	if (c->kind == 0)
+		ws_sem_release(c->a, h, 1, NULL);
+	else if (c->kind == 1)
+		ws_event_set(c->a, h, NULL);
+	else
+		ws_mutex_unlock(c->a, h, 60 + ra->which, NULL);
+	return NULL;
+}
+
+static bool available(struct race_ctx *c, int i)
+{
+	if (c->kind == 0)
+		return sem_count(c->a, c->obj[i]) == 1;
+	if (c->kind == 1)
+		return ev_signaled(c->a, c->obj[i]);
+	uint32_t cnt, own;
+	mtx_state(c->a, c->obj[i], &cnt, &own);
+	return own == 0;
+}
+
+START_TEST(wait_any_takes_exactly_one_of_concurrent_signals)
+{
+	struct race_ctx c;
+	memset(&c, 0, sizeof c);
+	c.a = test_arena();
+	c.kind = _i;
+	for (int round = 0; round < 64; round++) {
+		for (int i = 0; i < 2; i++)
+			c.obj[i] = c.kind == 0 ? mk_sem(c.a, 0, 1)
+				 : c.kind == 1 ? mk_event(c.a, false, false)
+				 : mk_mutex(c.a, 60 + i, 1);
+		atomic_store(&c.go, 0);
+		atomic_store(&c.ready, 0);
+		struct race_arg ra[2] = { { &c, 0 }, { &c, 1 } };
+		pthread_t t[2] = { spawn(race_signaler, &ra[0]), spawn(race_signaler, &ra[1]) };
+		while (atomic_load(&c.ready) < 2)
+			sched_yield();
+		struct waiter w;
+		waiter_init(&w, c.a, W_OWNER, false, c.obj, 2);
+		waiter_start(&w);
+		if (round % 8 == 0)
+			waiter_wait_blocked(&w);
+		else if (round % 8 == 1)
+			sleep_ms(1);
+		atomic_store(&c.go, 1);
+		join(t[0]);
+		join(t[1]);
+		CK_OK(waiter_join(&w));
+		ck_assert_uint_le(w.index, 1);
+		ck_assert_msg(!available(&c, w.index), "round %d: object %u taken but available",
+			      round, w.index);
+		ck_assert_msg(available(&c, !w.index), "round %d: object %u lost", round,
+			      !w.index);
+		if (c.kind == 2) {
+			uint32_t cnt, own;
+			mtx_state(c.a, c.obj[w.index], &cnt, &own);
+			ck_assert_uint_eq(own, W_OWNER);
+			ck_assert_uint_eq(cnt, 1);
+		}
+		CK_OK(ws_close(c.a, c.obj[0]));
+		CK_OK(ws_close(c.a, c.obj[1]));
+	}
+	ws_arena_close(c.a);
+}
+END_TEST
+
+/* The same race with a wait_all: both are taken, nothing is left over. */
+START_TEST(wait_all_under_concurrent_signals)
+{
+	struct race_ctx c;
+	memset(&c, 0, sizeof c);
+	c.a = test_arena();
+	c.kind = _i;
+	for (int round = 0; round < 64; round++) {
+		for (int i = 0; i < 2; i++)
+			c.obj[i] = c.kind == 0 ? mk_sem(c.a, 0, 1)
+				 : c.kind == 1 ? mk_event(c.a, false, false)
+				 : mk_mutex(c.a, 60 + i, 1);
+		atomic_store(&c.go, 0);
+		atomic_store(&c.ready, 0);
+		struct race_arg ra[2] = { { &c, 0 }, { &c, 1 } };
+		pthread_t t[2] = { spawn(race_signaler, &ra[0]), spawn(race_signaler, &ra[1]) };
+		while (atomic_load(&c.ready) < 2)
+			sched_yield();
+		struct waiter w;
+		waiter_init(&w, c.a, W_OWNER, true, c.obj, 2);
+		waiter_start(&w);
+		if (round % 8 == 0)
+			waiter_wait_blocked(&w);
+		else if (round % 8 == 1)
+			sleep_ms(1);
+		atomic_store(&c.go, 1);
+		join(t[0]);
+		join(t[1]);
+		CK_OK(waiter_join(&w));
+		ck_assert_uint_eq(w.index, 0);
+		ck_assert(!available(&c, 0));
+		ck_assert(!available(&c, 1));
+		CK_OK(ws_close(c.a, c.obj[0]));
+		CK_OK(ws_close(c.a, c.obj[1]));
+	}
+	ws_arena_close(c.a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("atomicity");
@@ -276,6 +408,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, observer_never_sees_partial_set);
 	tcase_add_test(tc, incomplete_wait_all_holds_nothing);
 	tcase_add_test(tc, units_conserved_under_competition);
+	tcase_add_loop_test(tc, wait_any_takes_exactly_one_of_concurrent_signals, 0, 3);
+	tcase_add_loop_test(tc, wait_all_under_concurrent_signals, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,6 +4,8 @@
  * set with nobody waiting stays signaled, waits on manual/auto events. */
 #include "harness.h"
 
+#include <stdlib.h>
+
 static void check_ev(ws_arena *a, ws_handle e, bool signaled, bool manual)
 {
 	bool s = !signaled, m = !manual;
@@ -260,6 +262,36 @@ START_TEST(auto_set_unsatisfiable_waiter_stays_signaled)
 }
 END_TEST
 
+/* Many blocked threads (wait_any and wait_all) all released by one set. */
+START_TEST(manual_set_releases_many)
+{
+	ws_arena *a = test_arena();
+	ws_handle e = mk_event(a, true, false);
+	ws_handle other = mk_event(a, true, true);
+	enum { N = 64 };
+	struct waiter *w = calloc(N, sizeof *w);
+	ck_assert_ptr_nonnull(w);
+	for (int i = 0; i < N; i++) {
+		ws_handle objs[2] = { other, e };
+		if (i & 1)
+			waiter_init(&w[i], a, 100 + i, true, objs, 2);
+		else
+			waiter_init(&w[i], a, 100 + i, false, objs + 1, 1);
+		waiter_start(&w[i]);
+	}
+	for (int i = 0; i < N; i++)
+		waiter_wait_blocked(&w[i]);
+	CK_OK(ws_event_set(a, e, NULL));
+	for (int i = 0; i < N; i++) {
+		CK_OK(waiter_join(&w[i]));
+		ck_assert_uint_eq(w[i].index, 0);
+	}
+	check_ev(a, e, true, true);
+	free(w);
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -271,6 +303,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, wait_on_auto_resets_it);
 	tcase_add_test(tc, auto_set_without_waiter_stays_signaled);
 	tcase_add_test(tc, manual_set_releases_all);
+	tcase_add_test(tc, manual_set_releases_many);
 	tcase_add_test(tc, auto_set_releases_exactly_one);
 	tcase_add_test(tc, auto_set_handoff_no_barging);
 	tcase_add_test(tc, reset_releases_nobody);

@@ -211,6 +211,33 @@ START_TEST(wait_all_does_not_hold_partial)
 }
 END_TEST
 
+/* A blocked wait_all on 64 semaphores holds none of them until the last
+ * one is released, then takes all 64. */
+START_TEST(blocked_on_64)
+{
+	ws_arena *a = test_arena();
+	ws_handle s[WS_MAX_WAIT_OBJECTS];
+	for (int i = 0; i < WS_MAX_WAIT_OBJECTS; i++)
+		s[i] = mk_sem(a, 0, 1);
+	struct waiter w;
+	waiter_init(&w, a, 7, true, s, WS_MAX_WAIT_OBJECTS);
+	waiter_start(&w);
+	waiter_wait_blocked(&w);
+	for (int i = WS_MAX_WAIT_OBJECTS - 1; i > 0; i--)
+		CK_OK(ws_sem_release(a, s[i], 1, NULL));
+	sleep_ms(50);
+	ck_assert(!waiter_done(&w));
+	for (int i = 1; i < WS_MAX_WAIT_OBJECTS; i++)
+		ck_assert_uint_eq(sem_count(a, s[i]), 1);
+	CK_OK(ws_sem_release(a, s[0], 1, NULL));
+	CK_OK(waiter_join(&w));
+	ck_assert_uint_eq(w.index, 0);
+	for (int i = 0; i < WS_MAX_WAIT_OBJECTS; i++)
+		ck_assert_uint_eq(sem_count(a, s[i]), 0);
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("wait_all");
@@ -223,6 +250,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, recursion_limit_blocks_wait_all);
 	tcase_add_test(tc, count_zero);
 	tcase_add_test(tc, blocked_until_last);
+	tcase_add_test(tc, blocked_on_64);
 	tcase_add_test(tc, wait_all_does_not_hold_partial);
 	suite_add_tcase(s, tc);
 	return s;

@@ -239,11 +239,11 @@ END_TEST
 START_TEST(blocked_woken_by_each_index)
 {
 	ws_arena *a = test_arena();
-	enum { N = 8 };
+	enum { N = WS_MAX_WAIT_OBJECTS };
 	ws_handle e[N];
 	for (int i = 0; i < N; i++)
 		e[i] = mk_event(a, false, false);
-	for (int k = N - 1; k >= 0; k -= 3) {
+	for (int k = N - 1; k >= 0; k -= 9) {
 		struct waiter w;
 		waiter_init(&w, a, 1, false, e, N);
 		waiter_start(&w);
