@@ -113,12 +113,134 @@ START_TEST(named_valid_names)
 	ws_arena_close(a);
 	CK_OK(ws_arena_unlink(n64));
 
-	/* a one-character name */
-	char one[2] = { 'Q', 0 };
-	ws_arena_unlink(one); /* stale leftovers from an earlier crash */
-	CK_OK(ws_arena_create(one, 16, &a));
-	ws_arena_close(a);
-	CK_OK(ws_arena_unlink(one));
+	/* short names, including ones that are special as path names */
+	static const char *shorts[] = { "Q", ".", "..", "-", "_", "..." };
+	for (size_t i = 0; i < sizeof shorts / sizeof shorts[0]; i++) {
+		int rc = ws_arena_create(shorts[i], 16, &a);
+		if (rc == -EEXIST) { /* a leftover from an earlier crash */
+			CK_OK(ws_arena_unlink(shorts[i]));
+			rc = ws_arena_create(shorts[i], 16, &a);
+		}
+		ck_assert_msg(rc == 0, "create \"%s\": %d (%s)", shorts[i], rc, errname(rc));
+		ws_handle e = mk_event(a, true, true);
+		ws_arena *b = NULL;
+		rc = ws_arena_open(shorts[i], &b);
+		ck_assert_msg(rc == 0, "open \"%s\": %d (%s)", shorts[i], rc, errname(rc));
+		ck_assert(ev_signaled(b, e));
+		ws_arena_close(b);
+		ws_arena_close(a);
+		rc = ws_arena_unlink(shorts[i]);
+		ck_assert_msg(rc == 0, "unlink \"%s\": %d (%s)", shorts[i], rc, errname(rc));
+	}
+}
+END_TEST
+
+/* Several threads create the same name at once: exactly one wins. */
+struct race {
+	const char *name;
+	_Atomic int go;
+	int rc;
+	ws_arena *a;
+};
+
+static void *create_racer(void *arg)
+{
+	struct race *r = arg;
+	while (!atomic_load(&r->go))
+		;
+	r->rc = ws_arena_create(r->name, 64, &r->a);
+	return NULL;
+}
+
+START_TEST(concurrent_create_one_wins)
+{
+	char name[80];
+	test_arena_name(name, sizeof name, "race");
+	for (int round = 0; round < 20; round++) {
+		struct race r[4];
+		pthread_t t[4];
+		for (int i = 0; i < 4; i++) {
+			r[i].name = name;
+			atomic_store(&r[i].go, 0);
+			r[i].rc = 1;
+			r[i].a = NULL;
+			t[i] = spawn(create_racer, &r[i]);
+		}
+		for (int i = 0; i < 4; i++)
+			atomic_store(&r[i].go, 1);
+		int winners = 0;
+		for (int i = 0; i < 4; i++) {
+			join(t[i]);
+			ck_assert_msg(r[i].rc == 0 || r[i].rc == -EEXIST, "create: %d (%s)", r[i].rc,
+				      errname(r[i].rc));
+			if (r[i].rc == 0) {
+				winners++;
+				ws_handle e = mk_event(r[i].a, false, true);
+				ck_assert(ev_signaled(r[i].a, e));
+				ws_arena_close(r[i].a);
+			}
+		}
+		ck_assert_int_eq(winners, 1);
+		CK_OK(ws_arena_unlink(name));
+	}
+}
+END_TEST
+
+/* An open racing with the create sees -ENOENT or a complete arena. */
+struct opener {
+	const char *name;
+	_Atomic int stop;
+	_Atomic int bad;
+	int bad_rc;
+	long opened;
+};
+
+static void *open_racer(void *arg)
+{
+	struct opener *o = arg;
+	while (!atomic_load(&o->stop)) {
+		ws_arena *a = NULL;
+		int rc = ws_arena_open(o->name, &a);
+		if (rc == -ENOENT)
+			continue;
+		if (rc != 0) {
+			o->bad_rc = rc;
+			atomic_store(&o->bad, 1);
+			return NULL;
+		}
+		ws_handle s;
+		uint32_t c, m;
+		if (ws_sem_create(a, 1, 2, &s) != 0 || ws_sem_read(a, s, &c, &m) != 0 || c != 1 ||
+		    m != 2 || ws_close(a, s) != 0) {
+			o->bad_rc = 1;
+			atomic_store(&o->bad, 1);
+		}
+		o->opened++;
+		ws_arena_close(a);
+	}
+	return NULL;
+}
+
+START_TEST(open_during_create)
+{
+	char name[80];
+	test_arena_name(name, sizeof name, "openrace");
+	struct opener o = { .name = name };
+	pthread_t t = spawn(open_racer, &o);
+	for (int round = 0; round < 50; round++) {
+		ws_arena *a = NULL;
+		CK_OK(ws_arena_create(name, 1024, &a));
+		sleep_ms(1);
+		ws_arena_close(a);
+		CK_OK(ws_arena_unlink(name));
+		if (atomic_load(&o.bad))
+			break;
+	}
+	atomic_store(&o.stop, 1);
+	join(t);
+	ck_assert_msg(!atomic_load(&o.bad), "open during create: %d (%s)", o.bad_rc,
+		      errname(o.bad_rc));
+	ws_arena_unlink(name);
 }
 END_TEST
 
@@ -445,6 +567,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, close_null_arena_is_harmless);
 	tcase_add_test(tc, named_create_open_same_handles);
 	tcase_add_test(tc, named_valid_names);
+	tcase_add_test(tc, concurrent_create_one_wins);
+	tcase_add_test(tc, open_during_create);
 	tcase_add_test(tc, bad_names_einval);
 	tcase_add_test(tc, null_arena_pointer_einval);
 	tcase_add_test(tc, create_existing_eexist);
