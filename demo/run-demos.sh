@@ -47,6 +47,8 @@ build=$(cd "$build" && pwd)
 native="$build/demo"
 mingw="$build/mingw/bin"
 out="${out:-$build/demo-output}"
+# A read-only build tree (as a guest may see a host directory): outputs go to /tmp.
+if ! mkdir -p "$out" 2>/dev/null || [[ ! -w "$out" ]]; then out=$(mktemp -d /tmp/demo-output.XXXXXX); fi
 if [[ -z "$prefix" ]]; then
   if [[ -n "${WINSYNC_CACHE:-}" ]]; then cache="$WINSYNC_CACHE"
   elif [[ -n "${XDG_CACHE_HOME:-}" ]]; then cache="$XDG_CACHE_HOME/winsync"
@@ -54,7 +56,6 @@ if [[ -z "$prefix" ]]; then
   else cache=/var/cache/winsync; fi
   prefix="$cache/wineprefix"
 fi
-mkdir -p "$out"
 
 demos=(prodcons workers philosophers abandon pulse)
 where="host"
