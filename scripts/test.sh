@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh core
+scripts/deps.sh core wine
 jobs=$(nproc)
 
 step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
