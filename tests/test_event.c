@@ -292,6 +292,40 @@ START_TEST(manual_set_releases_many)
 }
 END_TEST
 
+/*
+ * A set immediately followed by a reset still releases the blocked threads:
+ * the set itself hands the event over (all of them for manual reset, one for
+ * auto reset); the reset cannot take it back.
+ */
+START_TEST(set_then_reset_still_releases_blocked)
+{
+	ws_arena *a = test_arena();
+	for (int manual = 0; manual < 2; manual++) {
+		for (int round = 0; round < 5; round++) {
+			ws_handle e = mk_event(a, manual, false);
+			struct waiter w[2];
+			int n = manual ? 2 : 1;
+			for (int i = 0; i < n; i++) {
+				waiter_init(&w[i], a, 10 + i, i == 1, &e, 1);
+				waiter_start(&w[i]);
+			}
+			for (int i = 0; i < n; i++)
+				waiter_wait_blocked(&w[i]);
+			CK_OK(ws_event_set(a, e, NULL));
+			CK_OK(ws_event_reset(a, e, NULL));
+			for (int i = 0; i < n; i++) {
+				int rc = waiter_join(&w[i]);
+				ck_assert_msg(rc == 0, "%s round %d waiter %d: %d (%s)",
+					      manual ? "manual" : "auto", round, i, rc, errname(rc));
+			}
+			check_ev(a, e, false, manual);
+			CK_OK(ws_close(a, e));
+		}
+	}
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("event");
@@ -307,6 +341,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, auto_set_releases_exactly_one);
 	tcase_add_test(tc, auto_set_handoff_no_barging);
 	tcase_add_test(tc, reset_releases_nobody);
+	tcase_add_test(tc, set_then_reset_still_releases_blocked);
 	tcase_add_test(tc, auto_set_unsatisfiable_waiter_stays_signaled);
 	suite_add_tcase(s, tc);
 	return s;

@@ -238,6 +238,29 @@ START_TEST(blocked_on_64)
 }
 END_TEST
 
+/* A blocked wait_all by the owner of one of its mutexes takes it again
+ * recursively when the rest becomes available. */
+START_TEST(blocked_owner_recursion)
+{
+	ws_arena *a = test_arena();
+	ws_handle m = mk_mutex(a, 7, 1);
+	ws_handle e = mk_event(a, false, false);
+	ws_handle objs[2] = { m, e };
+	struct waiter w;
+	waiter_init(&w, a, 7, true, objs, 2);
+	waiter_start(&w);
+	waiter_wait_blocked(&w);
+	CK_OK(ws_event_set(a, e, NULL));
+	CK_OK(waiter_join(&w));
+	uint32_t c, o;
+	ck_assert_int_eq(mtx_state(a, m, &c, &o), 0);
+	ck_assert_uint_eq(c, 2);
+	ck_assert_uint_eq(o, 7);
+	ck_assert(!ev_signaled(a, e));
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("wait_all");
@@ -251,6 +274,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, count_zero);
 	tcase_add_test(tc, blocked_until_last);
 	tcase_add_test(tc, blocked_on_64);
+	tcase_add_test(tc, blocked_owner_recursion);
 	tcase_add_test(tc, wait_all_does_not_hold_partial);
 	suite_add_tcase(s, tc);
 	return s;
