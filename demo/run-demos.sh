@@ -179,8 +179,8 @@ if [[ $mode == all ]]; then
   done
 fi
 make_prefix
-# One wineserver for the whole run, not one per program.
-wineserver -p 2>/dev/null || true  # already running: fine
+# One wineserver for the whole run (it ends 60 s after its last program).
+wineserver -p60 2>/dev/null || true  # already running: fine
 trap 'wineserver -k 2>/dev/null || true' EXIT
 
 # winsync.dll must pass its Wine check here, and refuse cleanly when forced to fail.
