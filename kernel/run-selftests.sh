@@ -1,0 +1,58 @@
+#!/bin/sh
+# Run the futex selftests built by kernel/build.sh and sum up their TAP.
+#
+#   kernel/run-selftests.sh DIR [PROGRAM...]
+#
+# DIR is a selftests directory of the build (…/selftests/64 or …/32).
+# Without PROGRAMs it runs every invocation listed in DIR/run.sh, the
+# kselftest order. Each program prints TAP; a program that exits with
+# KSFT_SKIP (4) or prints only skips counts as skipped, a crash or any other
+# non-zero exit as failed. The last line is "N passed, N failed, N skipped"
+# (tests, not programs). Exit status: 0 when nothing failed.
+#
+# FUTEX2_REQUIRE=1 in the environment turns "this kernel lacks the feature"
+# from a skip into a failure: set it when the kernel carries the series.
+set -u
+
+dir=${1:?usage: run-selftests.sh DIR [PROGRAM...]}
+shift
+cd "$dir" || exit 2
+
+if [ $# -gt 0 ]; then
+	list=$(printf '%s\n' "$@")
+else
+	list=$(sed -n 's/^\.\/\([^ ]*\)\(.*\)$/\1\2/p' run.sh | sed 's/ *\$COLOR//')
+fi
+
+pass=0 fail=0 skip=0 bad_progs=""
+out=$(mktemp)
+echo "$list" | while IFS= read -r cmd; do
+	[ -n "$cmd" ] || continue
+	echo "# ---- ./$cmd"
+	# shellcheck disable=SC2086
+	./$cmd >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	p=$(grep -c '^ok [0-9]* [^#]*$' "$out")
+	s=$(grep -c '^ok [0-9]* .*# SKIP' "$out")
+	f=$(grep -c '^not ok ' "$out")
+	if grep -q '^1\.\.0 # SKIP' "$out"; then
+		s=$((s + 1))
+	fi
+	if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$f" = 0 ]; then
+		f=1	# crashed or bailed out without a "not ok" line
+	fi
+	echo "# ---- ./$cmd: exit $rc, pass $p, fail $f, skip $s"
+	echo "RESULT $p $f $s $rc $cmd" >>"$out.results"
+done
+while read -r tag p f s rc cmd; do
+	[ "$tag" = RESULT ] || continue
+	pass=$((pass + p))
+	fail=$((fail + f))
+	skip=$((skip + s))
+	[ "$f" = 0 ] || bad_progs="$bad_progs $cmd"
+done <"$out.results"
+rm -f "$out" "$out.results"
+[ -z "$bad_progs" ] || echo "# failed:$bad_progs"
+echo "futex selftests ($dir): $pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
