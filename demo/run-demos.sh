@@ -194,6 +194,21 @@ wine_check() {
   fi
 }
 
+# The same demos on the futex(FUTEX_WAIT_MULTIPLE) fallback (op 31), where
+# the running kernel has it (the patched guest kernel does): (b) and (c).
+fallback_backend() {
+  echo "-- (b) and (c) again on the FUTEX_WAIT_MULTIPLE backend (WINSYNC_BACKEND=multiple)"
+  if ! WINSYNC_BACKEND=multiple run_wine "$out/backend-probe.txt" "$mingw/wine-check.exe"; then
+    echo "  skipped: this kernel has no FUTEX_WAIT_MULTIPLE (op 31)"
+    return
+  fi
+  for demo in "${demos[@]}"; do
+    WINSYNC_BACKEND=multiple variant "$demo" b-op31 wine "$mingw/$demo-winsync.exe" &&
+      WINSYNC_BACKEND=multiple variant "$demo" c-op31 native "$native/$demo" &&
+      compare "$demo" "$out/$demo.b-op31.txt" "$out/$demo.c-op31.txt"
+  done
+}
+
 if [[ $mode == check ]]; then
   wine_check
   echo "$passed passed, $failed failed"
@@ -208,6 +223,7 @@ for demo in "${demos[@]}"; do
     variant "$demo" c native "$native/$demo" &&
     compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt"
 done
+fallback_backend
 
 wine_check
 
