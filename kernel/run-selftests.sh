@@ -2,8 +2,12 @@
 # Run the futex selftests built by kernel/build.sh and sum up their TAP.
 #
 #   kernel/run-selftests.sh DIR [PROGRAM...]
+#   kernel/run-selftests.sh --bits 64|32 [--unpatched] [PROGRAM...]
 #
-# DIR is a selftests directory of the build (…/selftests/64 or …/32).
+# DIR is a selftests directory of the build (…/selftests/64 or …/32); with
+# --bits, that of the patched build of kernel/build.sh (the selftests come
+# from the patched tree even with --unpatched, which only names the kernel
+# they are meant for in the summary).
 # Without PROGRAMs it runs every invocation listed in DIR/run.sh, the
 # kselftest order. Each program prints TAP; a program that exits with
 # KSFT_SKIP (4) or prints only skips counts as skipped, a crash or any other
@@ -14,8 +18,15 @@
 # from a skip into a failure: set it when the kernel carries the series.
 set -u
 
-dir=${1:?usage: run-selftests.sh DIR [PROGRAM...]}
-shift
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "${1:-}" = --bits ]; then
+	bits=${2:?--bits 64 or 32}
+	shift 2
+	dir=$("$here/build.sh" --print-dir)/selftests/$bits
+else
+	dir=${1:?usage: run-selftests.sh DIR [PROGRAM...]}
+	shift
+fi
 cd "$dir" || exit 2
 
 if [ $# -gt 0 ]; then
@@ -54,5 +65,5 @@ while read -r tag p f s rc cmd; do
 done <"$out.results"
 rm -f "$out" "$out.results"
 [ -z "$bad_progs" ] || echo "# failed:$bad_progs"
-echo "futex selftests ($dir): $pass passed, $fail failed, $skip skipped"
+echo "futex selftests ($dir, kernel $(uname -r)): $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
