@@ -25,7 +25,12 @@
  * Unnamed objects only: a name gives ERROR_NOT_SUPPORTED.  Security
  * attributes are ignored.  There are no APCs: bAlertable is ignored.
  * CREATE_SUSPENDED is not supported (ERROR_INVALID_PARAMETER).
+ * SignalObjectAndWait signals, then waits: two steps, not one as in NT.
  * GetLastError is thread-local; in the DLL it is kernel32's own.
+ * Not covered (in the DLL they stay kernel32's and do not know winsync's
+ * handles): the Create*Ex and Open* functions, DuplicateHandle,
+ * MsgWaitForMultipleObjects, ExitThread's exit code (a thread that calls
+ * ExitThread still abandons its mutexes and signals its handle in the DLL).
  */
 #ifndef WINSYNC_WIN32_H
 #define WINSYNC_WIN32_H
@@ -128,6 +133,14 @@ WINSYNC_WIN32_API DWORD WINAPI winsync_WaitForMultipleObjects(DWORD nCount,
 							      const HANDLE *lpHandles,
 							      BOOL bWaitAll,
 							      DWORD dwMilliseconds);
+WINSYNC_WIN32_API DWORD WINAPI winsync_WaitForSingleObjectEx(HANDLE hHandle,
+							    DWORD dwMilliseconds,
+							    BOOL bAlertable);
+WINSYNC_WIN32_API DWORD WINAPI winsync_WaitForMultipleObjectsEx(DWORD nCount,
+								const HANDLE *lpHandles,
+								BOOL bWaitAll,
+								DWORD dwMilliseconds,
+								BOOL bAlertable);
 WINSYNC_WIN32_API DWORD WINAPI winsync_SignalObjectAndWait(HANDLE hObjectToSignal,
 							   HANDLE hObjectToWaitOn,
 							   DWORD dwMilliseconds, BOOL bAlertable);
@@ -162,6 +175,8 @@ WINSYNC_WIN32_API void WINAPI winsync_SetLastError(DWORD dwErrCode);
 #define ReleaseSemaphore       winsync_ReleaseSemaphore
 #define WaitForSingleObject    winsync_WaitForSingleObject
 #define WaitForMultipleObjects winsync_WaitForMultipleObjects
+#define WaitForSingleObjectEx  winsync_WaitForSingleObjectEx
+#define WaitForMultipleObjectsEx winsync_WaitForMultipleObjectsEx
 #define SignalObjectAndWait    winsync_SignalObjectAndWait
 #define CloseHandle            winsync_CloseHandle
 #define CreateThread           winsync_CreateThread

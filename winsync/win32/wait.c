@@ -93,6 +93,20 @@ DWORD WINAPI winsync_WaitForSingleObject(HANDLE handle, DWORD milliseconds)
 	return wait_objects(1, &handle, FALSE, milliseconds);
 }
 
+/* No APCs are queued to winsync waits: bAlertable changes nothing. */
+DWORD WINAPI winsync_WaitForMultipleObjectsEx(DWORD count, const HANDLE *handles, BOOL wait_all,
+					      DWORD milliseconds, BOOL alertable)
+{
+	(void)alertable;
+	return wait_objects(count, handles, wait_all, milliseconds);
+}
+
+DWORD WINAPI winsync_WaitForSingleObjectEx(HANDLE handle, DWORD milliseconds, BOOL alertable)
+{
+	(void)alertable;
+	return wait_objects(1, &handle, FALSE, milliseconds);
+}
+
 /*
  * Signals one object and waits on another.  Unlike NT's, the signal and
  * the start of the wait are two steps, not one.
@@ -100,11 +114,12 @@ DWORD WINAPI winsync_WaitForSingleObject(HANDLE handle, DWORD milliseconds)
 DWORD WINAPI winsync_SignalObjectAndWait(HANDLE to_signal, HANDLE to_wait, DWORD milliseconds,
 					 BOOL alertable)
 {
-	struct ws32_object o;
+	struct ws32_object o, waited;
 	BOOL signaled;
 
 	(void)alertable;
-	if (!ws32_handle_get(to_signal, &o) || !ws32_handle_is_ours(to_wait))
+	/* Both handles are checked before anything is signaled. */
+	if (!ws32_handle_get(to_signal, &o) || !ws32_handle_get(to_wait, &waited))
 		return ws32_fail(ERROR_INVALID_HANDLE, WAIT_FAILED);
 	switch (o.kind) {
 	case WS32_EVENT:
