@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,13 +61,34 @@ void harness_probe_backend(void)
 	fflush(stdout);
 }
 
+static pid_t runner_pid;
+
+/* Unlink the named arenas that failed tests of this run left behind. */
+static void cleanup_named_arenas(void)
+{
+	char tag[32];
+	snprintf(tag, sizeof tag, "-r%d-", (int)runner_pid);
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = strstr(de->d_name, "wstest-");
+		if (n && strstr(n, tag) && ws_arena_unlink(n) == 0)
+			fprintf(stderr, "note: removed leftover arena %s\n", n);
+	}
+	closedir(d);
+}
+
 int harness_run(Suite *suite)
 {
+	runner_pid = getpid();
 	harness_probe_backend();
 	SRunner *sr = srunner_create(suite);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	cleanup_named_arenas();
 	return failed == 0 ? 0 : 1;
 }
 
@@ -86,7 +108,7 @@ ws_arena *test_arena(void)
 void test_arena_name(char *buf, size_t size, const char *tag)
 {
 	static _Atomic unsigned counter;
-	snprintf(buf, size, "wstest-%s-%d-%u", tag, (int)getpid(),
+	snprintf(buf, size, "wstest-%s-r%d-%d-%u", tag, (int)runner_pid, (int)getpid(),
 		 atomic_fetch_add(&counter, 1));
 }
 

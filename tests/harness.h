@@ -35,7 +35,8 @@ void harness_probe_backend(void);
 ws_arena *test_arena(void);
 ws_arena *test_arena_cap(uint32_t capacity);
 
-/* A unique valid arena name for this process: "wstest-<tag>-<pid>-<n>". */
+/* A unique valid arena name: "wstest-<tag>-r<runner pid>-<pid>-<n>"; names
+ * left behind by failed tests are unlinked when the run ends. */
 void test_arena_name(char *buf, size_t size, const char *tag);
 
 /* Absolute deadlines and clock helpers. */
