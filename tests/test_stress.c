@@ -77,7 +77,7 @@ START_TEST(mutex_counter_exact)
 END_TEST
 
 /* Dining philosophers through wait_all: exclusive forks, no deadlock. */
-enum { PHIL = 4, MEALS = 10000 };
+enum { PHIL = 4, MEALS = 5000 };
 
 struct pctx {
 	ws_arena *a;
@@ -157,7 +157,7 @@ struct sctx {
 static void *sem_worker(void *arg)
 {
 	struct sctx *c = arg;
-	for (int k = 0; k < 20000; k++) {
+	for (int k = 0; k < 10000; k++) {
 		uint32_t idx;
 		if (wait_any_ms(c->a, &c->s, 1, 5, 0, 60000, &idx) != 0) {
 			atomic_fetch_add(&c->errors, 1);
@@ -193,7 +193,7 @@ START_TEST(semaphore_bounds_concurrency)
 END_TEST
 
 /* Two threads ping-pong through two auto-reset events. */
-enum { PINGS = 20000 };
+enum { PINGS = 10000 };
 
 struct ppctx {
 	ws_arena *a;
