@@ -295,6 +295,11 @@ int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 				if (plan.handles[i] == wait->alert)
 					break;
 			if (i < count) {
+				/* Locked already as an object; it must still be an event. */
+				if (ws_object_type(refs[i].obj) != WS_TYPE_EVENT) {
+					unlock_all(arena, refs, locked, alias);
+					return -EINVAL;
+				}
 				refs[locked] = refs[i];
 				alias[locked] = true;
 				continue;
