@@ -217,6 +217,25 @@ fallback_backend() {
   done
 }
 
+# (b) must take every sync call from winsync.dll, none from kernel32.
+check_imports() {
+  local objdump exe sync bad
+  objdump=$(command -v x86_64-w64-mingw32-objdump || true)
+  [[ -n "$objdump" ]] || return 0
+  echo "-- (b) imports: the sync calls come from winsync.dll"
+  sync='CreateEvent[AW]|SetEvent|ResetEvent|PulseEvent|CreateMutex[AW]|ReleaseMutex|CreateSemaphore[AW]|ReleaseSemaphore|WaitForSingleObject(Ex)?|WaitForMultipleObjects(Ex)?|SignalObjectAndWait|CloseHandle|CreateThread|GetExitCodeThread'
+  for exe in "${demos[@]}" bench; do
+    bad=$("$objdump" -p "$mingw/$exe-winsync.exe" |
+      awk '/DLL Name:/ { dll = $3 } dll == "KERNEL32.dll" && NF == 3 { print $3 }' |
+      grep -Ex "$sync" | tr '\n' ' ' || true)
+    if [[ -n "$bad" ]]; then
+      fail "$exe" "$exe-winsync.exe imports from kernel32: $bad"
+    else
+      pass "$exe" "$exe-winsync.exe: $("$objdump" -p "$mingw/$exe-winsync.exe" | grep -c ' winsync_') calls from winsync.dll, none of them from kernel32"
+    fi
+  done
+}
+
 if [[ $mode == check ]]; then
   wine_check
   echo "$passed passed, $failed failed"
@@ -232,6 +251,7 @@ for demo in "${demos[@]}"; do
     compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt"
 done
 fallback_backend
+check_imports
 
 wine_check
 
