@@ -18,6 +18,9 @@
 #   --unpatched     boot the --unpatched build of kernel/build.sh instead
 #   --kvm           use KVM (does not work on every machine: see FACTS)
 #   --env NAME[=VALUE]  pass one more environment variable (repeatable)
+#   --keep DIR      a host directory under /tmp, /dev/shm or /run that the
+#                   guest must see anyway (the working directory and the
+#                   cache are kept without asking)
 #   --console       print the kernel console after the run
 #   -v, --verbose   print the qemu command line and the boot time
 #
@@ -40,6 +43,7 @@ kvm=0
 console=0
 verbose=0
 extra_env=()
+keep_dirs=()
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "run-guest.sh: $*" >&2; exit 126; }
@@ -52,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--unpatched) variant=unpatched; shift ;;
 	--kvm) kvm=1; shift ;;
 	--env) extra_env+=("$2"); shift 2 ;;
+	--keep) keep_dirs+=("$(cd "$2" && pwd)") || die "no directory $2"; shift 2 ;;
 	--console) console=1; shift ;;
 	-v | --verbose) verbose=1; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -95,7 +100,7 @@ fi
 mkdir -p "$imgdir/jobs"
 jobdir=$(mktemp -d "$imgdir/jobs/run.XXXXXX")
 cleanup() {
-	[ -n "${tailpid:-}" ] && kill "$tailpid" 2>/dev/null
+	[ -n "${qpid:-}" ] && kill "$qpid" 2>/dev/null
 	rm -rf "$jobdir"
 }
 trap cleanup EXIT
@@ -123,7 +128,7 @@ trap 'exit 130' INT TERM
 
 # Host directories the fresh /tmp, /dev/shm or /run of the guest would hide
 keep=""
-for d in "$jobdir" "$PWD"; do
+for d in "$jobdir" "$PWD" "$cache" "${keep_dirs[@]+"${keep_dirs[@]}"}"; do
 	case "$d" in
 	/tmp/* | /dev/shm/* | /run/*)
 		case "$d" in *[[:space:]:]*) die "cannot pass $d into the guest (space or colon)" ;; esac
@@ -152,17 +157,16 @@ qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 [ "$verbose" = 1 ] && echo "run-guest.sh: ${qemu[*]}" >&2
 
 : >"$jobdir/out"
-# Stream the command's output, without the status line.
-tail -n +1 -f "$jobdir/out" 2>/dev/null | grep --line-buffered -av '^WINSYNC-GUEST-EXIT: ' &
-tailpid=$!
 t0=$(date +%s.%N)
-timeout -s KILL "$timeout_s" "${qemu[@]}" </dev/null >"$jobdir/qemu.log" 2>&1
+timeout -k 5 "$timeout_s" "${qemu[@]}" </dev/null >"$jobdir/qemu.log" 2>&1 &
+qpid=$!
+# Stream the command's output, without the status line, until qemu exits.
+tail -n +1 -s 0.2 -f --pid="$qpid" "$jobdir/out" 2>/dev/null |
+	grep --line-buffered -av '^WINSYNC-GUEST-EXIT: '
+wait "$qpid"
 qrc=$?
+qpid=""
 t1=$(date +%s.%N)
-sleep 0.3
-kill "$tailpid" 2>/dev/null
-wait "$tailpid" 2>/dev/null
-tailpid=""
 
 status=$(grep -a '^WINSYNC-GUEST-EXIT: ' "$jobdir/out" | tail -1 | tr -dc '0-9')
 show_console() {
