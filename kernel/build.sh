@@ -133,7 +133,7 @@ fi
 log "configuring: tinyconfig + winsync.config"
 (
 	cd "$src"
-	make -s tinyconfig
+	make -s tinyconfig >/dev/null
 	scripts/kconfig/merge_config.sh -m .config "$here/winsync.config" >"$out/merge_config.log" 2>&1
 	make -s olddefconfig
 )
