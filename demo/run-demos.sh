@@ -82,8 +82,13 @@ make_prefix() {
   if [[ ! -f "$prefix/system.reg" ]]; then
     local start ms
     start=$(date +%s%N)
-    wineboot -i </dev/null >"$out/wineboot.log" 2>&1 || { cat "$out/wineboot.log" >&2; exit 1; }
-    wineserver -w
+    # Built aside and renamed into place: an interrupted run leaves no half prefix.
+    rm -rf "$prefix.new"
+    WINEPREFIX="$prefix.new" wineboot -i </dev/null >"$out/wineboot.log" 2>&1 ||
+      { cat "$out/wineboot.log" >&2; exit 1; }
+    WINEPREFIX="$prefix.new" wineserver -w
+    rm -rf "$prefix"
+    mv "$prefix.new" "$prefix"
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     printf 'Wine prefix: created %s in %d.%d s (%s)\n' "$prefix" $((ms / 1000)) $((ms % 1000 / 100)) "$where"
   fi
