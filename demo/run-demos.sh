@@ -57,7 +57,7 @@ if [[ -z "$prefix" ]]; then
   prefix="$cache/wineprefix"
 fi
 
-demos=(prodcons workers philosophers abandon pulse)
+demos=(prodcons workers philosophers abandon pulse semantics)
 where="host"
 grep -qs 'winsync.job=' /proc/cmdline && where="QEMU guest"
 where="$where, Linux $(uname -r)"

@@ -61,6 +61,7 @@ typedef void *LPVOID;
 typedef const char *LPCSTR;
 typedef const WCHAR *LPCWSTR;
 typedef uintptr_t SIZE_T;
+typedef uintptr_t ULONG_PTR;
 typedef struct _SECURITY_ATTRIBUTES {
 	DWORD nLength;
 	LPVOID lpSecurityDescriptor;
