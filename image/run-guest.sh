@@ -19,8 +19,8 @@
 #   --kvm           use KVM (does not work on every machine: see FACTS)
 #   --env NAME[=VALUE]  pass one more environment variable (repeatable)
 #   --keep DIR      a host directory under /tmp, /dev/shm or /run that the
-#                   guest must see anyway (the working directory and the
-#                   cache are kept without asking)
+#                   guest must see anyway (this repository, the working
+#                   directory and the cache are kept without asking)
 #   --console       print the kernel console after the run
 #   -v, --verbose   print the qemu command line and the boot time
 #
@@ -128,7 +128,7 @@ trap 'exit 130' INT TERM
 
 # Host directories the fresh /tmp, /dev/shm or /run of the guest would hide
 keep=""
-for d in "$jobdir" "$PWD" "$cache" "${keep_dirs[@]+"${keep_dirs[@]}"}"; do
+for d in "$repo" "$jobdir" "$PWD" "$cache" "${keep_dirs[@]+"${keep_dirs[@]}"}"; do
 	case "$d" in
 	/tmp/* | /dev/shm/* | /run/*)
 		case "$d" in *[[:space:]:]*) die "cannot pass $d into the guest (space or colon)" ;; esac
