@@ -25,12 +25,15 @@
 #include <windows.h>
 
 #include "arch/x86_64/syscall.h"
+#include "os/wine-tls.h"
 
 #define LINUX_ESRCH 3
 
 enum host { HOST_UNKNOWN, HOST_WINE_LINUX, HOST_OTHER };
 
 static _Atomic int host = HOST_UNKNOWN;
+/* The TLS slot of the Linux thread id (os/wine-tls.h), allocated by ws_os_init. */
+static DWORD tid_slot = TLS_OUT_OF_INDEXES;
 
 typedef const char *(CDECL *wine_get_version_fn)(void);
 typedef void (CDECL *wine_get_host_version_fn)(const char **sysname, const char **release);
@@ -67,6 +70,9 @@ int ws_os_init(void)
 
 	if (h == HOST_UNKNOWN) {
 		h = check_host();
+		/* Racing first calls may both allocate: one slot is then unused. */
+		if (h == HOST_WINE_LINUX && tid_slot == TLS_OUT_OF_INDEXES)
+			tid_slot = TlsAlloc();
 		atomic_store_explicit(&host, h, memory_order_release);
 	}
 	return h == HOST_WINE_LINUX ? 0 : -ENOSYS;
@@ -108,14 +114,19 @@ int ws_os_unlink(const char *name)
 	return -ENOTSUP;
 }
 
-/* The Linux thread id (not Wine's GetCurrentThreadId): the robust locks check it. */
-static _Thread_local uint32_t cached_tid;
-
+/*
+ * The Linux thread id (not Wine's GetCurrentThreadId): the robust locks
+ * check it.  Kept in a TLS slot (tid_slot) read straight from the TEB.
+ */
 uint32_t ws_os_thread_id(void)
 {
-	if (!cached_tid)
-		cached_tid = (uint32_t)ws_syscall1(WS_NR_gettid, 0);
-	return cached_tid;
+	uintptr_t tid = (uintptr_t)ws_wine_tls_get(tid_slot);
+
+	if (!tid) {
+		tid = (uintptr_t)ws_syscall1(WS_NR_gettid, 0);
+		ws_wine_tls_set(tid_slot, (void *)tid);
+	}
+	return (uint32_t)tid;
 }
 
 bool ws_os_thread_alive(uint32_t tid)

@@ -10,28 +10,22 @@
 
 #include "internal.h"
 #include "os/os.h"
+#include "os/wine-tls.h"
 
 static DWORD tls_index = TLS_OUT_OF_INDEXES;
 
 struct ws32_tls *ws32_tls(void)
 {
-	struct ws32_tls *tls;
-	DWORD saved;
+	/* Read from the TEB: TlsGetValue would clear the caller's last error. */
+	struct ws32_tls *tls = ws_wine_tls_get(tls_index);
 
-	if (tls_index == TLS_OUT_OF_INDEXES)
-		return NULL;
-	/* TlsGetValue clears the last error, which callers may have just set. */
-	saved = GetLastError();
-	tls = TlsGetValue(tls_index);
-	SetLastError(saved);
-	if (tls)
+	if (tls || tls_index == TLS_OUT_OF_INDEXES)
 		return tls;
 	tls = calloc(1, sizeof(*tls));
 	if (!tls)
 		return NULL;
 	tls->id = GetCurrentThreadId();
-	TlsSetValue(tls_index, tls);
-	SetLastError(saved);
+	ws_wine_tls_set(tls_index, tls);
 	return tls;
 }
 
@@ -40,10 +34,10 @@ static void thread_detach(void)
 {
 	struct ws32_tls *tls;
 
-	if (tls_index == TLS_OUT_OF_INDEXES || !(tls = TlsGetValue(tls_index)))
+	if (!(tls = ws_wine_tls_get(tls_index)))
 		return;
 	ws32_thread_exit(tls);
-	TlsSetValue(tls_index, NULL);
+	ws_wine_tls_set(tls_index, NULL);
 	free(tls);
 }
 

@@ -60,8 +60,13 @@ static DWORD wait_objects(DWORD count, const HANDLE *handles, BOOL wait_all, DWO
 		return ws32_fail(ERROR_INVALID_HANDLE, WAIT_FAILED);
 	if (!(tls = ws32_tls()))
 		return ws32_fail(ERROR_NOT_ENOUGH_MEMORY, WAIT_FAILED);
-	if (milliseconds != INFINITE)
+	/* 0 ms: a deadline long past, so a wait that succeeds reads no clock. */
+	if (milliseconds == 0) {
+		deadline.tv_sec = 0;
+		deadline.tv_nsec = 0;
+	} else if (milliseconds != INFINITE) {
 		deadline_after(milliseconds, &deadline);
+	}
 	wait.objects = objects;
 	wait.count = count;
 	wait.owner = tls->id;
