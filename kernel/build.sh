@@ -94,6 +94,14 @@ key=$( {
 	done
 } | sha256sum | cut -d' ' -f1)
 
+# One build of a variant at a time; a second one waits, then reuses it.
+mkdir -p "$cache/kernel"
+exec 9>"$cache/kernel/$variant.lock"
+if ! flock -n 9; then
+	log "waiting for another build of the $variant kernel"
+	flock 9
+fi
+
 if [ "$force" = 0 ] && [ -f "$out/build.key" ] && [ "$(cat "$out/build.key")" = "$key" ] &&
 	[ -f "$out/bzImage" ] && [ -d "$out/selftests/64" ] && [ -d "$out/selftests/32" ]; then
 	log "up to date: $out (key ${key:0:12})"
@@ -101,7 +109,11 @@ if [ "$force" = 0 ] && [ -f "$out/build.key" ] && [ "$(cat "$out/build.key")" = 
 fi
 
 # --- tree -------------------------------------------------------------------
-log "building $variant kernel in $out (linux-source-6.1 $srcver, key ${key:0:12})"
+# Build in $out.new and swap it in at the end: a guest started meanwhile
+# still finds the previous kernel.
+final=$out
+out=$final.new
+log "building $variant kernel in $final (linux-source-6.1 $srcver, key ${key:0:12})"
 rm -rf "$out"
 mkdir -p "$out"
 src=$out/src
@@ -174,8 +186,11 @@ for bits in 64 32; do
 		die "selftests ($bits-bit) failed to build (see $out/selftests-$bits.log)"
 	fi
 	cp "$src/$st/run.sh" "$out/selftests/$bits/"
-	[ -f "$src/$st/futex2_run.sh" ] && cp "$src/$st/futex2_run.sh" "$out/selftests/$bits/"
 done
 
 echo "$key" >"$out/build.key"
-log "done in $(($(date +%s) - t0)) s: $out/bzImage, $out/selftests/{64,32}"
+rm -rf "$final.old"
+[ -e "$final" ] && mv "$final" "$final.old"
+mv "$out" "$final"
+rm -rf "$final.old"
+log "done in $(($(date +%s) - t0)) s: $final/bzImage, $final/selftests/{64,32}"
