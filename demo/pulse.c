@@ -5,8 +5,8 @@
  * leaves it unsignaled: a thread that starts waiting after the pulse is not
  * released by it.  This is where esync and fsync differ from Windows.
  *
- * The waiters say they are about to block, and the pulse comes 300 ms
- * later, so they are blocked by then.
+ * The waiters say they are about to block, and the pulse comes a second
+ * later, so they are blocked by then, even on a slow emulated machine.
  */
 #include "demo.h"
 
@@ -27,20 +27,21 @@ static void start_waiters(HANDLE *threads)
 		threads[i] = demo_thread(waiter, NULL);
 	for (int i = 0; i < WAITERS; i++)
 		DEMO_CHECK(WaitForSingleObject(ready, 60000) == WAIT_OBJECT_0, "wait ready");
-	Sleep(300);
+	Sleep(1000);
 }
 
 /*
- * How many waiters the last signal released: waits up to 30 s for the first
- * to end, then 300 ms for each further one.  The ended ones move behind the
- * `*alive` ones still waiting.
+ * How many waiters the last signal released.  Up to `expected` of them get
+ * 30 s each to end (a slow machine must not make a correct run fail); then
+ * 500 ms shows whether any more were released.  The ended ones move behind
+ * the `*alive` ones still waiting.
  */
-static unsigned int released_now(HANDLE *threads, unsigned int *alive)
+static unsigned int released_now(HANDLE *threads, unsigned int *alive, unsigned int expected)
 {
 	unsigned int ended = 0;
 
 	while (*alive > 0) {
-		DWORD r = WaitForMultipleObjects(*alive, threads, FALSE, ended ? 300 : 30000);
+		DWORD r = WaitForMultipleObjects(*alive, threads, FALSE, ended < expected ? 30000 : 500);
 		HANDLE t;
 		DWORD code;
 
@@ -75,7 +76,7 @@ int main(void)
 	start_waiters(threads);
 	DEMO_CHECK(PulseEvent(event), "PulseEvent");
 	alive = WAITERS;
-	released = released_now(threads, &alive);
+	released = released_now(threads, &alive, WAITERS);
 	printf("manual-reset: one PulseEvent released %u of %d blocked waiters\n", released,
 	       WAITERS);
 	r = WaitForSingleObject(event, 200);
@@ -90,7 +91,7 @@ int main(void)
 	start_waiters(threads);
 	DEMO_CHECK(PulseEvent(event), "PulseEvent");
 	alive = WAITERS;
-	released = released_now(threads, &alive);
+	released = released_now(threads, &alive, 1);
 	printf("auto-reset: one PulseEvent released %u of %d blocked waiters\n", released,
 	       WAITERS);
 	r = WaitForSingleObject(event, 200);
@@ -99,7 +100,7 @@ int main(void)
 	/* SetEvent on an auto-reset event releases one waiter at a time. */
 	for (int i = 1; i < WAITERS; i++) {
 		DEMO_CHECK(SetEvent(event), "SetEvent");
-		released = released_now(threads, &alive);
+		released = released_now(threads, &alive, 1);
 		printf("auto-reset: SetEvent %d released %u more\n", i, released);
 	}
 	demo_join(threads, WAITERS);
