@@ -129,8 +129,7 @@ static int finish(ws_arena *arena, const struct wait_plan *plan, uint32_t waiter
 	return result_of(state, index);
 }
 
-static void init_waiter(ws_arena *arena, struct ws_waiter *waiter, const struct wait_plan *plan,
-			bool wait_all)
+static void init_waiter(struct ws_waiter *waiter, const struct wait_plan *plan, bool wait_all)
 {
 	atomic_store_explicit(&waiter->state, WS_WAITER_PENDING, memory_order_relaxed);
 	waiter->owner = plan->wait->owner;
@@ -138,7 +137,6 @@ static void init_waiter(ws_arena *arena, struct ws_waiter *waiter, const struct 
 	waiter->wait_all = wait_all;
 	waiter->has_alert = plan->wait->alert != 0;
 	waiter->tid = ws_os_thread_id();
-	(void)arena;
 }
 
 /*
@@ -200,7 +198,7 @@ int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	if (ret)
 		return ret;
 	waiter = ws_waiter_at(arena, waiter_index);
-	init_waiter(arena, waiter, &plan, false);
+	init_waiter(waiter, &plan, false);
 	/*
 	 * Queue on each object in turn, acquiring instead if it is ready by
 	 * now; once queued somewhere, a signaler may already have chosen us.
@@ -333,7 +331,7 @@ int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 		return ret;
 	}
 	waiter = ws_waiter_at(arena, waiter_index);
-	init_waiter(arena, waiter, &plan, true);
+	init_waiter(waiter, &plan, true);
 	for (i = 0; i < plan.entries; i++)
 		ws_queue_add(arena, &refs[i], ws_entry_id(waiter_index, i), i < count);
 	unlock_all(arena, refs, locked, alias);
