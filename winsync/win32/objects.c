@@ -152,34 +152,30 @@ static BOOL result(int ret)
 	return ws32_fail(ret == -EINVAL ? ERROR_INVALID_HANDLE : ws32_error_of(ret), FALSE);
 }
 
-BOOL WINAPI winsync_SetEvent(HANDLE handle)
+/* SetEvent, ResetEvent and PulseEvent differ only in the core call. */
+static BOOL change_event(HANDLE handle, int (*change)(ws_arena *, ws_handle, bool *))
 {
 	struct ws32_object o;
 	ws_arena *arena;
 
 	if (!lookup(handle, WS32_EVENT, &o, &arena))
 		return FALSE;
-	return result(ws_event_set(arena, o.object, NULL));
+	return result(change(arena, o.object, NULL));
+}
+
+BOOL WINAPI winsync_SetEvent(HANDLE handle)
+{
+	return change_event(handle, ws_event_set);
 }
 
 BOOL WINAPI winsync_ResetEvent(HANDLE handle)
 {
-	struct ws32_object o;
-	ws_arena *arena;
-
-	if (!lookup(handle, WS32_EVENT, &o, &arena))
-		return FALSE;
-	return result(ws_event_reset(arena, o.object, NULL));
+	return change_event(handle, ws_event_reset);
 }
 
 BOOL WINAPI winsync_PulseEvent(HANDLE handle)
 {
-	struct ws32_object o;
-	ws_arena *arena;
-
-	if (!lookup(handle, WS32_EVENT, &o, &arena))
-		return FALSE;
-	return result(ws_event_pulse(arena, o.object, NULL));
+	return change_event(handle, ws_event_pulse);
 }
 
 BOOL WINAPI winsync_ReleaseMutex(HANDLE handle)
