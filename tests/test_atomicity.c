@@ -315,6 +315,35 @@ static bool available(struct race_ctx *c, int i)
 	return own == 0;
 }
 
+/*
+ * One round of the race: two fresh objects, a waiter on both (blocked
+ * already, just started, or about to start), and two threads that signal
+ * one object each at the same moment.  Returns once all three are done.
+ */
+static void race_round(struct race_ctx *c, int round, bool all, struct waiter *w)
+{
+	for (int i = 0; i < 2; i++)
+		c->obj[i] = c->kind == 0 ? mk_sem(c->a, 0, 1)
+			  : c->kind == 1 ? mk_event(c->a, false, false)
+			  : mk_mutex(c->a, 60 + i, 1);
+	atomic_store(&c->go, 0);
+	atomic_store(&c->ready, 0);
+	struct race_arg ra[2] = { { c, 0 }, { c, 1 } };
+	pthread_t t[2] = { spawn(race_signaler, &ra[0]), spawn(race_signaler, &ra[1]) };
+	while (atomic_load(&c->ready) < 2)
+		sched_yield();
+	waiter_init(w, c->a, W_OWNER, all, c->obj, 2);
+	waiter_start(w);
+	if (round % 8 == 0)
+		waiter_wait_blocked(w);
+	else if (round % 8 == 1)
+		sleep_ms(1);
+	atomic_store(&c->go, 1);
+	join(t[0]);
+	join(t[1]);
+	CK_OK(waiter_join(w));
+}
+
 START_TEST(wait_any_takes_exactly_one_of_concurrent_signals)
 {
 	struct race_ctx c;
@@ -322,27 +351,8 @@ START_TEST(wait_any_takes_exactly_one_of_concurrent_signals)
 	c.a = test_arena();
 	c.kind = _i;
 	for (int round = 0; round < 64; round++) {
-		for (int i = 0; i < 2; i++)
-			c.obj[i] = c.kind == 0 ? mk_sem(c.a, 0, 1)
-				 : c.kind == 1 ? mk_event(c.a, false, false)
-				 : mk_mutex(c.a, 60 + i, 1);
-		atomic_store(&c.go, 0);
-		atomic_store(&c.ready, 0);
-		struct race_arg ra[2] = { { &c, 0 }, { &c, 1 } };
-		pthread_t t[2] = { spawn(race_signaler, &ra[0]), spawn(race_signaler, &ra[1]) };
-		while (atomic_load(&c.ready) < 2)
-			sched_yield();
 		struct waiter w;
-		waiter_init(&w, c.a, W_OWNER, false, c.obj, 2);
-		waiter_start(&w);
-		if (round % 8 == 0)
-			waiter_wait_blocked(&w);
-		else if (round % 8 == 1)
-			sleep_ms(1);
-		atomic_store(&c.go, 1);
-		join(t[0]);
-		join(t[1]);
-		CK_OK(waiter_join(&w));
+		race_round(&c, round, false, &w);
 		ck_assert_uint_le(w.index, 1);
 		ck_assert_msg(!available(&c, w.index), "round %d: object %u taken but available",
 			      round, w.index);
@@ -369,27 +379,8 @@ START_TEST(wait_all_under_concurrent_signals)
 	c.a = test_arena();
 	c.kind = _i;
 	for (int round = 0; round < 64; round++) {
-		for (int i = 0; i < 2; i++)
-			c.obj[i] = c.kind == 0 ? mk_sem(c.a, 0, 1)
-				 : c.kind == 1 ? mk_event(c.a, false, false)
-				 : mk_mutex(c.a, 60 + i, 1);
-		atomic_store(&c.go, 0);
-		atomic_store(&c.ready, 0);
-		struct race_arg ra[2] = { { &c, 0 }, { &c, 1 } };
-		pthread_t t[2] = { spawn(race_signaler, &ra[0]), spawn(race_signaler, &ra[1]) };
-		while (atomic_load(&c.ready) < 2)
-			sched_yield();
 		struct waiter w;
-		waiter_init(&w, c.a, W_OWNER, true, c.obj, 2);
-		waiter_start(&w);
-		if (round % 8 == 0)
-			waiter_wait_blocked(&w);
-		else if (round % 8 == 1)
-			sleep_ms(1);
-		atomic_store(&c.go, 1);
-		join(t[0]);
-		join(t[1]);
-		CK_OK(waiter_join(&w));
+		race_round(&c, round, true, &w);
 		ck_assert_uint_eq(w.index, 0);
 		ck_assert(!available(&c, 0));
 		ck_assert(!available(&c, 1));
