@@ -8,16 +8,30 @@
  * changes nothing.  Output pointers that only report a previous state may
  * be NULL.
  *
- *   -EINVAL   NULL arena or required pointer, bad argument, wrong object type
- *   -EBADF    handle never created, or already closed
- *   -ENOSPC   the arena holds `capacity` live objects already
+ *   -EINVAL    NULL arena or required pointer, bad argument, wrong object type
+ *   -EBADF     handle never created, or already closed
+ *   -ENOSPC    the arena holds `capacity` live objects already
  *   -EOVERFLOW semaphore release past its maximum
- *   -EPERM    mutex unlock or kill by a thread that does not own it
+ *   -EPERM     mutex unlock or kill by an owner that does not own it
  *   -EOWNERDEAD the mutex was abandoned (the call still succeeded)
  *   -ETIMEDOUT the deadline passed and nothing was acquired
+ *   -EAGAIN    non-blocking arena (WS_ARENA_NONBLOCK): the call would have had
+ *              to wait for another thread's critical section
+ *   -EUSERS    WS_MAX_THREADS threads of all processes use the arena already
+ *   -ECANCELED the wait was dropped by ws_owner_died() for its owner
+ *   -EUCLEAN   the arena's shared memory is inconsistent: a process that can
+ *              write it has corrupted it.  Nothing outside the arena is
+ *              touched, and no call crashes or hangs because of it.
  *
  * Thread safety: every call may be made from any thread of any process that
  * has the arena mapped.
+ *
+ * Death: a thread or process may be killed at any instruction, inside any
+ * call or blocked in one.  The others are never blocked past their deadline
+ * because of it, lose no signal given after the death, and find every object
+ * consistent: a critical section the dead thread left is rolled back, or
+ * finished if it had committed.  A waiter that dies leaves its queues; the
+ * mutexes its owner id holds are abandoned (see ws_owner_died).
  */
 #ifndef WINSYNC_H
 #define WINSYNC_H
@@ -50,14 +64,41 @@ typedef uint32_t ws_handle;       /* 0 is never a valid handle */
  * processes open by the same name and use with the same handle values.
  * capacity is the most live objects (0 picks WS_DEFAULT_CAPACITY, at most
  * WS_MAX_CAPACITY).
+ *
+ * A shared arena is /dev/shm/winsync-NAME, mode 0600: ws_arena_open refuses
+ * (-EACCES) a file that is not a regular file owned by the caller with mode
+ * 0600, so another user cannot plant or resize it.
+ *
+ * Handles: a closed handle is -EBADF forever.  Free slots are reused oldest
+ * first, and a slot retires instead of reusing a generation, so a handle
+ * value never names a second object.
  */
 #define WS_DEFAULT_CAPACITY 65536u
 #define WS_MAX_CAPACITY     4194303u
+/* Threads (of all processes) that may use one arena at once. */
+#define WS_MAX_THREADS      4095u
 
 WS_API int  ws_arena_create(const char *name, uint32_t capacity, ws_arena **arena);
 WS_API int  ws_arena_open(const char *name, ws_arena **arena);
+/*
+ * Unmaps the arena in this process.  The calling thread leaves it; while
+ * another thread of this process that used the arena is still running, the
+ * mapping stays (the kernel must be able to mark that thread dead when it
+ * ends) and is released with the process.
+ */
 WS_API void ws_arena_close(ws_arena *arena);
 WS_API int  ws_arena_unlink(const char *name);
+
+/*
+ * WS_ARENA_NONBLOCK: no call through this arena pointer ever sleeps on
+ * another thread's critical section; it fails with -EAGAIN instead, having
+ * changed nothing, and the caller retries later.  Waits still sleep until
+ * their deadline for the objects themselves.  For a single-threaded server
+ * that must never block (a thread stopped with SIGSTOP inside a call would
+ * otherwise stall it).  The flags belong to this process's arena pointer.
+ */
+#define WS_ARENA_NONBLOCK 0x1u
+WS_API int ws_arena_set_flags(ws_arena *arena, uint32_t flags);
 
 /* Semaphores: a wait that acquires one takes one unit. */
 WS_API int ws_sem_create(ws_arena *arena, uint32_t count, uint32_t max, ws_handle *sem);
@@ -65,13 +106,30 @@ WS_API int ws_sem_release(ws_arena *arena, ws_handle sem, uint32_t count, uint32
 WS_API int ws_sem_read(ws_arena *arena, ws_handle sem, uint32_t *count, uint32_t *max);
 
 /*
- * Mutexes: recursive, owned by a nonzero owner id (normally the thread id).
+ * Mutexes: recursive, owned by a nonzero owner id (normally the thread id;
+ * one owner id must not be used by two threads at once).
  * ws_mutex_kill abandons it: the next acquirer gets -EOWNERDEAD and owns it.
+ * ws_mutex_read returns -EOWNERDEAD (with count and owner filled in) while
+ * the mutex is abandoned and nobody has acquired it since.
  */
 WS_API int ws_mutex_create(ws_arena *arena, uint32_t owner, uint32_t count, ws_handle *mutex);
 WS_API int ws_mutex_unlock(ws_arena *arena, ws_handle mutex, uint32_t owner, uint32_t *prev_count);
 WS_API int ws_mutex_kill(ws_arena *arena, ws_handle mutex, uint32_t owner);
 WS_API int ws_mutex_read(ws_arena *arena, ws_handle mutex, uint32_t *count, uint32_t *owner);
+
+/*
+ * Owner death.  Abandons every mutex `owner` holds (each one's next acquirer
+ * gets -EOWNERDEAD) and ends every wait made with that owner id (-ECANCELED),
+ * in one call: for a server that is told of thread deaths.  Calling it again
+ * for the same owner finds nothing more to do.
+ *
+ * Without the call, the death of a thread is found by the kernel (each
+ * thread that enters an arena has a record on its robust futex list): the
+ * mutexes held under the owner id that thread used last are abandoned when
+ * no live thread uses that id any more, and a waiter blocked on such a mutex
+ * gets it with -EOWNERDEAD within 100 ms of the death.
+ */
+WS_API int ws_owner_died(ws_arena *arena, uint32_t owner);
 
 /*
  * Events.  Pulse releases only the threads already blocked on the event
@@ -106,6 +164,38 @@ WS_API int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *in
  * (*index = count).  The same object twice is -EINVAL.
  */
 WS_API int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index);
+
+/*
+ * Suspension.  A host that suspends threads from a signal handler (Wine's
+ * SuspendThread does) must not park a thread inside a critical section:
+ * every other thread of every process that touches the arena would wait for
+ * it.  The handler calls ws_defer_suspend() first.  It returns false when
+ * the thread may be suspended now.  It returns true when the thread is inside
+ * a critical section: the handler must return without suspending, and the
+ * thread calls the hook set with ws_set_suspend_hook() as soon as it leaves
+ * the critical section (the hook then suspends it, e.g. by raising the
+ * signal again).  Both are async-signal-safe and make no system call.
+ * Outside critical sections (the uncontended paths, and while blocked in a
+ * wait) a thread holds nothing and may be suspended at any point.
+ */
+WS_API bool ws_defer_suspend(void);
+WS_API void ws_set_suspend_hook(void (*hook)(void));
+/* Is the calling thread inside a critical section now? */
+WS_API bool ws_in_critical_section(void);
+
+/*
+ * Counters of this process's slow paths, over all its arenas (the fast
+ * paths count nothing, so they stay free of shared writes).
+ */
+struct ws_stats {
+	uint64_t futex_waits;   /* sleeps of blocked waits */
+	uint64_t futex_wakes;   /* FUTEX_WAKE calls: one per waiter handed an object */
+	uint64_t lock_sleeps;   /* sleeps on another thread's critical section */
+	uint64_t locked_calls;  /* calls that entered a critical section */
+	uint64_t recoveries;    /* critical sections of dead threads finished or undone */
+	uint64_t reaped;        /* records of dead threads reclaimed */
+};
+WS_API void ws_stats_read(struct ws_stats *stats);
 
 /*
  * The futex backend in use: "futex_waitv" (syscall 449) or

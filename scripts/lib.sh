@@ -1,0 +1,69 @@
+# shellcheck shell=bash
+# Shared by winsync's shell scripts: source it, do not run it.
+#   ws_cache_dir            the build cache (kernel, Wine, Wine prefix): $WINSYNC_CACHE,
+#                           else $XDG_CACHE_HOME/winsync, else $HOME/.cache/winsync,
+#                           else /var/cache/winsync (CI runs without HOME)
+#   ws_as_root CMD...       runs CMD as root: directly when root, else through sudo
+#   ws_packages GROUP...    prints the Debian packages of the groups
+#   ws_install GROUP...     installs the packages of the groups that are missing
+# Groups: core (library, tests), wine (Wine, mingw-w64: winsync.dll, demos),
+# kernel (the patched kernel and the QEMU guest), wine-build (building Wine's
+# ntdll/server from Debian's source), docs (man page checks), package (cpack DEB).
+
+ws_cache_dir() {
+	if [[ -n "${WINSYNC_CACHE:-}" ]]; then
+		echo "$WINSYNC_CACHE"
+	elif [[ -n "${XDG_CACHE_HOME:-}" ]]; then
+		echo "$XDG_CACHE_HOME/winsync"
+	elif [[ -n "${HOME:-}" && "$HOME" != / ]]; then
+		echo "$HOME/.cache/winsync"
+	else
+		echo /var/cache/winsync
+	fi
+}
+
+ws_as_root() {
+	if [[ $(id -u) -eq 0 ]]; then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		echo "winsync: need root or sudo for: $*" >&2
+		return 1
+	fi
+}
+
+declare -gA WS_PACKAGE_GROUPS=(
+	[core]="build-essential cmake pkg-config check strace"
+	[wine]="wine wine64 gcc-mingw-w64-x86-64"
+	[kernel]="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils gcc-multilib busybox-static qemu-system-x86 git make python3 perl"
+	[wine-build]="dpkg-dev autoconf bison flex gcc-mingw-w64-x86-64 libxml-libxml-perl unicode-data khronos-api libvulkan-dev"
+	[docs]="groff-base"
+	[package]="dpkg-dev file"
+)
+
+ws_packages() {
+	local group
+	for group in "$@"; do
+		if [[ -z "${WS_PACKAGE_GROUPS[$group]:-}" ]]; then
+			echo "winsync: unknown package group '$group'" >&2
+			return 2
+		fi
+		echo "${WS_PACKAGE_GROUPS[$group]}"
+	done
+}
+
+ws_install() {
+	local pkgs pkg want=()
+	pkgs=$(ws_packages "$@") || return
+	for pkg in $pkgs; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+			want+=("$pkg")
+	done
+	[[ ${#want[@]} -eq 0 ]] && return 0
+	echo "winsync: installing ${want[*]}"
+	# Another apt run (a parallel job) holds the lock for a while: wait for it.
+	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq
+	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 \
+		install -y -qq --no-install-recommends "${want[@]}"
+}
