@@ -37,6 +37,7 @@
 #define WINSYNC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -193,6 +194,15 @@ WS_API bool ws_defer_suspend(void);
 WS_API void ws_set_suspend_hook(void (*hook)(void));
 /* Is the calling thread inside a critical section now? */
 WS_API bool ws_in_critical_section(void);
+
+/*
+ * Checks every invariant of the arena (for tests and debugging): queues,
+ * counts, owners, free lists, and that no live waiter is still blocked on
+ * an object that is ready for it (a lost signal).  Takes the arena lock,
+ * finishing a dead holder's work first.  0, or -EUCLEAN with the first
+ * broken invariant described in `report` (when not NULL).
+ */
+WS_API int ws_arena_check(ws_arena *arena, char *report, size_t size);
 
 /*
  * Counters of this process's slow paths, over all its arenas (the fast

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 
+#include "fault.h"
 #include "futex.h"
 #include "os/os.h"
 #include "reap.h"
@@ -173,8 +174,10 @@ static void unlock_arena(struct ws_crit *c)
 {
 	_Atomic uint32_t *word = &c->arena->header->lock;
 
+	WS_FAULT();
 	if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
 		ws_futex_wake(word, 1, c->arena->shared);
+	WS_FAULT();
 	atomic_fetch_add_explicit(&c->rec->holding, 1, memory_order_seq_cst);
 }
 
@@ -202,6 +205,7 @@ static int enter(ws_arena *arena, bool block, struct ws_crit *c)
 		return ret;
 	}
 	ws_stat_add(WS_STAT_LOCKED_CALLS);
+	WS_FAULT();
 	if (took_over || atomic_load_explicit(&c->log->state, memory_order_acquire) != 0)
 		ws_recover(c);
 	if (adopted)

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fault.h"
 #include "futex.h"
 #include "os/os.h"
 
@@ -116,13 +117,16 @@ static bool take(struct robust_head *head, struct ws_record *rec, uint32_t expec
 
 	head->list_op_pending = entry_of(rec);
 	atomic_signal_fence(memory_order_seq_cst);
+	WS_FAULT();
 	taken = atomic_compare_exchange_strong_explicit(&rec->alive, &expected, tid,
 							memory_order_acq_rel,
 							memory_order_relaxed);
 	if (taken) {
+		WS_FAULT();
 		rec->tid = tid;
 		atomic_store_explicit(&rec->holding, 0, memory_order_relaxed);
 		robust_link(head, rec);
+		WS_FAULT();
 	}
 	head->list_op_pending = saved;
 	atomic_signal_fence(memory_order_seq_cst);

@@ -11,6 +11,7 @@
  * by someone else also wakes every 50 ms to look for dead threads, so that
  * a mutex whose owner died reaches it within 100 ms.
  */
+#include "fault.h"
 #include "futex.h"
 #include "locked.h"
 #include "os/os.h"
@@ -221,6 +222,7 @@ static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *inde
 		*retry = true;
 		return 0;
 	}
+	WS_FAULT();
 	*done = true;
 	*index = first;
 	return type == WS_TYPE_MUTEX && (ws_head_tag(head) & WS_HEAD_ABANDONED) ? -EOWNERDEAD : 0;
@@ -379,7 +381,9 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 				clock = WS_CLOCK_MONOTONIC;
 			}
 		}
+		WS_FAULT();
 		ws_futex_wait(&word, 1, until, clock);
+		WS_FAULT();
 		state = atomic_load_explicit(&rec->state, memory_order_acquire);
 		if (state != WS_WAIT_PENDING)
 			return result_of(state, index);
