@@ -8,9 +8,10 @@
 
 #include "fault_api.h"
 
-/* Points left before the death; 0 = disarmed. */
+/* Points left before the signal; 0 = disarmed. */
 static _Atomic long countdown;
 static _Atomic long passed;
+static _Atomic int fault_signal = SIGKILL;
 
 void ws_fault_point(void)
 {
@@ -18,12 +19,19 @@ void ws_fault_point(void)
 
 	atomic_fetch_add_explicit(&passed, 1, memory_order_relaxed);
 	left = atomic_load_explicit(&countdown, memory_order_relaxed);
+	/* To the thread at the point: SIGSTOP or SIGKILL stop or end the process anyway. */
 	if (left > 0 && atomic_fetch_sub_explicit(&countdown, 1, memory_order_relaxed) == 1)
-		kill(getpid(), SIGKILL);
+		raise(atomic_load(&fault_signal));
 }
 
 void ws_fault_arm(long points)
 {
+	ws_fault_arm_signal(points, SIGKILL);
+}
+
+void ws_fault_arm_signal(long points, int signo)
+{
+	atomic_store(&fault_signal, signo);
 	atomic_store(&countdown, points);
 }
 

@@ -8,6 +8,8 @@
 
 /* The calling process dies (SIGKILL) at the `points`-th fault point from now; 0 disarms. */
 void ws_fault_arm(long points);
+/* The same with another signal, raised in the thread at the point (SIGSTOP, SIGUSR1...). */
+void ws_fault_arm_signal(long points, int signo);
 /* Fault points passed so far in this process. */
 long ws_fault_passed(void);
 
