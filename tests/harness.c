@@ -28,6 +28,12 @@ const char *errname(int e)
 	case -EAGAIN: return "-EAGAIN";
 	case -ENOMEM: return "-ENOMEM";
 	case -EACCES: return "-EACCES";
+	case -ECANCELED: return "-ECANCELED";
+	case -EUCLEAN: return "-EUCLEAN";
+	case -EUSERS: return "-EUSERS";
+	case -ENOTSUP: return "-ENOTSUP";
+	case -ELOOP: return "-ELOOP";
+	case -EFAULT: return "-EFAULT";
 	default: return "?";
 	}
 }
