@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Corruption: a process that can write a shared arena scribbles over it
+ * (random words, small numbers, flipped bits, copies of other words: in the
+ * header, the objects, the thread records, the log and the lock word) while
+ * another process calls every function on it from two threads with short
+ * deadlines.  No call may crash or hang, and every result must be one the
+ * API documents for that call (-EUCLEAN for what it finds broken).  A
+ * watchdog kills the caller if a thread stops making progress.
+ *
+ * The summary gives trials, crashes, hangs and unexpected results; all but
+ * the trials must be 0.  The sanitizer presets run this too.
+ */
+#define _GNU_SOURCE
+#include "robust.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "../winsync/arena.h"
+
+#define NH 8
+#define THREADS 2
+
+enum call {
+	C_EVENT_CREATE, C_SEM_CREATE, C_MUTEX_CREATE, C_CLOSE, C_SET, C_RESET, C_PULSE,
+	C_EVENT_READ, C_RELEASE, C_SEM_READ, C_UNLOCK, C_KILL, C_MUTEX_READ, C_WAIT_ANY,
+	C_WAIT_ALL, C_OWNER_DIED, C_CHECK, C_OPEN, C_COUNT
+};
+
+static const char *const call_names[C_COUNT] = {
+	"ws_event_create", "ws_sem_create", "ws_mutex_create", "ws_close", "ws_event_set",
+	"ws_event_reset", "ws_event_pulse", "ws_event_read", "ws_sem_release", "ws_sem_read",
+	"ws_mutex_unlock", "ws_mutex_kill", "ws_mutex_read", "ws_wait_any", "ws_wait_all",
+	"ws_owner_died", "ws_arena_check", "ws_arena_open",
+};
+
+#define E(x) (1u << (x))
+enum { RC_OK, RC_INVAL, RC_BADF, RC_NOSPC, RC_OVERFLOW, RC_PERM, RC_OWNERDEAD, RC_TIMEDOUT, RC_USERS,
+       RC_CANCELED, RC_UCLEAN, RC_OTHER };
+
+static int rcode(int rc)
+{
+	switch (rc) {
+	case 0: return RC_OK;
+	case -EINVAL: return RC_INVAL;
+	case -EBADF: return RC_BADF;
+	case -ENOSPC: return RC_NOSPC;
+	case -EOVERFLOW: return RC_OVERFLOW;
+	case -EPERM: return RC_PERM;
+	case -EOWNERDEAD: return RC_OWNERDEAD;
+	case -ETIMEDOUT: return RC_TIMEDOUT;
+	case -EUSERS: return RC_USERS;
+	case -ECANCELED: return RC_CANCELED;
+	case -EUCLEAN: return RC_UCLEAN;
+	default: return RC_OTHER;
+	}
+}
+
+/* What each call may return (its documented errors; -EINVAL: a handle whose type changed). */
+static const unsigned allowed[C_COUNT] = {
+	[C_EVENT_CREATE] = E(RC_OK) | E(RC_NOSPC) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_SEM_CREATE] = E(RC_OK) | E(RC_NOSPC) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_MUTEX_CREATE] = E(RC_OK) | E(RC_NOSPC) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_CLOSE] = E(RC_OK) | E(RC_BADF) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_SET] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_RESET] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_PULSE] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_EVENT_READ] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_RELEASE] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_OVERFLOW) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_SEM_READ] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_UNLOCK] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_PERM) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_KILL] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_PERM) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_MUTEX_READ] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_OWNERDEAD) | E(RC_UCLEAN) |
+			 E(RC_USERS),
+	[C_WAIT_ANY] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_OWNERDEAD) | E(RC_TIMEDOUT) |
+		       E(RC_CANCELED) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_WAIT_ALL] = E(RC_OK) | E(RC_BADF) | E(RC_INVAL) | E(RC_OWNERDEAD) | E(RC_TIMEDOUT) |
+		       E(RC_CANCELED) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_OWNER_DIED] = E(RC_OK) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_CHECK] = E(RC_OK) | E(RC_UCLEAN) | E(RC_USERS),
+	[C_OPEN] = E(RC_OK) | E(RC_INVAL),
+};
+
+/* Shared with the caller and the scribbler. */
+struct board {
+	char name[80];
+	size_t size;
+	struct { size_t off, len; } region[6];
+	int nregions;
+	uint64_t seed;
+	long writes;                          /* the scribbler's budget for this trial */
+	_Atomic int stop;
+	_Atomic int ready;
+	ws_handle h[NH];
+	struct {
+		_Atomic long beats;               /* calls finished */
+		_Atomic int call;                 /* in progress */
+		_Atomic long started_ms;
+		long max_ms[C_COUNT];
+	} t[THREADS];
+	_Atomic long calls, unexpected, ucleans;
+	char first[3][200];
+	_Atomic int nfirst;
+};
+
+static struct board *bd;
+
+static long now_ms(void)
+{
+	struct timespec t = ts_now(CLOCK_MONOTONIC);
+
+	return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+}
+
+static void note(const char *fmt, ...)
+{
+	int i = atomic_fetch_add(&bd->nfirst, 1);
+	va_list ap;
+
+	if (i >= 3)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(bd->first[i], sizeof bd->first[i], fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the caller ---- */
+
+struct caller {
+	ws_arena *a;
+	int id;
+	struct rng r;
+};
+
+static ws_handle some_handle(struct rng *r)
+{
+	ws_handle h = bd->h[rng_below(r, NH)];
+
+	switch (rng_below(r, 16)) {
+	case 0:
+		return rng_next(r);
+	case 1:
+		return 0;
+	case 2:
+		return h ^ (1u << rng_below(r, 32));
+	default:
+		return h;
+	}
+}
+
+static int one_call(struct caller *c, enum call call)
+{
+	ws_arena *a = c->a;
+	struct rng *r = &c->r;
+	ws_handle objs[4], h = some_handle(r), made;
+	uint32_t u1, u2, idx = 0xdead, n = 1 + rng_below(r, 4), owner = 0x100 + (uint32_t)c->id;
+	bool b1, b2;
+	struct timespec dl = deadline_ms(rng_below(r, 10));
+	struct ws_wait w = { .objects = objs, .count = n, .owner = owner, .deadline = &dl };
+	int rc;
+
+	for (uint32_t i = 0; i < n; i++)
+		objs[i] = some_handle(r);
+	if (rng_below(r, 4) == 0)
+		w.alert = some_handle(r);
+	switch (call) {
+	case C_EVENT_CREATE:
+		rc = ws_event_create(a, rng_below(r, 2), rng_below(r, 2), &made);
+		break;
+	case C_SEM_CREATE:
+		rc = ws_sem_create(a, 1, 3, &made);
+		break;
+	case C_MUTEX_CREATE:
+		rc = ws_mutex_create(a, owner, 1, &made);
+		break;
+	case C_CLOSE:
+		/* Closing the shared handles would end the trial early: mostly strays. */
+		rc = ws_close(a, rng_below(r, 4) ? rng_next(r) : h);
+		break;
+	case C_SET:
+		rc = ws_event_set(a, h, &b1);
+		break;
+	case C_RESET:
+		rc = ws_event_reset(a, h, &b1);
+		break;
+	case C_PULSE:
+		rc = ws_event_pulse(a, h, &b1);
+		break;
+	case C_EVENT_READ:
+		rc = ws_event_read(a, h, &b1, &b2);
+		break;
+	case C_RELEASE:
+		rc = ws_sem_release(a, h, 1 + rng_below(r, 2), &u1);
+		break;
+	case C_SEM_READ:
+		rc = ws_sem_read(a, h, &u1, &u2);
+		break;
+	case C_UNLOCK:
+		rc = ws_mutex_unlock(a, h, owner, &u1);
+		break;
+	case C_KILL:
+		rc = ws_mutex_kill(a, h, owner);
+		break;
+	case C_MUTEX_READ:
+		rc = ws_mutex_read(a, h, &u1, &u2);
+		break;
+	case C_WAIT_ANY:
+		rc = ws_wait_any(a, &w, &idx);
+		if ((rc == 0 || rc == -EOWNERDEAD) && idx > n)
+			rc = -ERANGE;
+		break;
+	case C_WAIT_ALL:
+		rc = ws_wait_all(a, &w, &idx);
+		if ((rc == 0 || rc == -EOWNERDEAD) && idx != 0 && idx != n)
+			rc = -ERANGE;
+		break;
+	case C_OWNER_DIED:
+		rc = ws_owner_died(a, 0x5000 + rng_below(r, 4));
+		break;
+	case C_CHECK:
+		rc = ws_arena_check(a, NULL, 0);
+		break;
+	case C_OPEN: {
+		ws_arena *b = NULL;
+
+		rc = ws_arena_open(bd->name, &b);
+		if (rc == 0)
+			ws_arena_close(b);
+		break;
+	}
+	default:
+		rc = -ERANGE;
+	}
+	return rc;
+}
+
+static void *caller_thread(void *arg)
+{
+	struct caller *c = arg;
+
+	while (!atomic_load(&bd->stop)) {
+		enum call call = (enum call)rng_below(&c->r, C_COUNT);
+		long t0 = now_ms(), took;
+		int rc;
+
+		/* Opening maps the arena again: rarely. */
+		if (call == C_OPEN && rng_below(&c->r, 20))
+			call = C_CHECK;
+		atomic_store(&bd->t[c->id].call, call);
+		atomic_store(&bd->t[c->id].started_ms, t0);
+		rc = one_call(c, call);
+		took = now_ms() - t0;
+		if (took > bd->t[c->id].max_ms[call])
+			bd->t[c->id].max_ms[call] = took;
+		atomic_fetch_add(&bd->calls, 1);
+		if (rc == -EUCLEAN)
+			atomic_fetch_add(&bd->ucleans, 1);
+		if (!(allowed[call] & E(rcode(rc)))) {
+			atomic_fetch_add(&bd->unexpected, 1);
+			note("%s returned %d (%s)%s", call_names[call], rc, errname(rc),
+			     rc == -ERANGE ? ": index out of range" : "");
+		}
+		atomic_fetch_add(&bd->t[c->id].beats, 1);
+	}
+	return NULL;
+}
+
+static int caller_main(void *arg)
+{
+	struct caller c[THREADS];
+	pthread_t t[THREADS];
+	ws_arena *a = NULL;
+
+	(void)arg;
+	CHILD_CHECK(ws_arena_open(bd->name, &a) == 0, 10);
+	for (int i = 0; i < NH; i++) {
+		int rc = i % 3 == 0   ? ws_event_create(a, i & 1, false, &bd->h[i])
+			 : i % 3 == 1 ? ws_sem_create(a, 1, 4, &bd->h[i])
+				      : ws_mutex_create(a, 0, 0, &bd->h[i]);
+
+		CHILD_CHECK(rc == 0, 11);
+	}
+	atomic_store(&bd->ready, 1);
+	for (int i = 0; i < THREADS; i++) {
+		c[i].a = a;
+		c[i].id = i;
+		rng_seed(&c[i].r, bd->seed + (uint64_t)i * 7919);
+		CHILD_CHECK(pthread_create(&t[i], NULL, caller_thread, &c[i]) == 0, 12);
+	}
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	return atomic_load(&bd->unexpected) ? 3 : 0;
+}
+
+/* ---- the scribbler ---- */
+
+static int scribbler_main(void *arg)
+{
+	char path[160];
+	struct rng r;
+	char *raw;
+	int fd;
+
+	(void)arg;
+	snprintf(path, sizeof path, "/dev/shm/winsync-%s", bd->name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	CHILD_CHECK(fd >= 0, 20);
+	raw = mmap(NULL, bd->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHILD_CHECK(raw != MAP_FAILED, 21);
+	close(fd);
+	rng_seed(&r, bd->seed ^ 0xabcdef);
+	for (long i = 0; i < bd->writes && !atomic_load(&bd->stop); i++) {
+		int g = (int)rng_below(&r, (uint32_t)bd->nregions);
+		size_t off = bd->region[g].off + 4 * rng_below(&r, (uint32_t)(bd->region[g].len / 4));
+		size_t other = bd->region[g].off + 4 * rng_below(&r, (uint32_t)(bd->region[g].len / 4));
+		_Atomic uint32_t *word = (_Atomic uint32_t *)(raw + off);
+		uint32_t v;
+
+		switch (rng_below(&r, 6)) {
+		case 0:
+			v = rng_next(&r);
+			break;
+		case 1:
+			v = rng_below(&r, 70);
+			break;
+		case 2:
+			v = atomic_load(word) ^ (1u << rng_below(&r, 32));
+			break;
+		case 3:
+			v = atomic_load((_Atomic uint32_t *)(raw + other));
+			break;
+		case 4:
+			v = 0;
+			break;
+		default:
+			v = atomic_load(word) + (rng_below(&r, 2) ? 1 : -1u);
+			break;
+		}
+		atomic_store(word, v);
+		usleep(rng_below(&r, 300));
+	}
+	for (;;)
+		pause();
+}
+
+/* ---- the trials ---- */
+
+struct totals {
+	long trials, crashes, hangs, unexpected, calls, ucleans, writes;
+	char first[4][240];
+	int nfirst;
+};
+
+static void remember(struct totals *tt, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (tt->nfirst >= 4)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(tt->first[tt->nfirst++], sizeof tt->first[0], fmt, ap);
+	va_end(ap);
+}
+
+static void layout(ws_arena *a)
+{
+	size_t objects = (size_t)((char *)a->objects - a->base);
+	size_t records = (size_t)((char *)a->records - a->base);
+	size_t log = (size_t)((char *)a->log - a->base);
+	size_t lock = (size_t)((char *)&a->header->lock - a->base);
+
+	bd->size = a->size;
+	bd->region[0].off = 0;
+	bd->region[0].len = offsetof(struct ws_arena_header, lock);
+	bd->region[1].off = lock;
+	bd->region[1].len = 4;
+	bd->region[2].off = objects;
+	bd->region[2].len = 16 * sizeof(struct ws_object);
+	bd->region[3].off = records;
+	bd->region[3].len = 4 * sizeof(struct ws_record);
+	bd->region[4].off = log;
+	bd->region[4].len = offsetof(struct ws_log, locked) + 8 * sizeof(struct ws_log_locked);
+	bd->region[5].off = log + offsetof(struct ws_log, undo);
+	bd->region[5].len = 64 * sizeof(struct ws_log_undo);
+	bd->nregions = 6;
+}
+
+/* The lock word and the log's state, for a hang's report (a read-only look). */
+static const char *peek(char *buf, size_t size)
+{
+	char path[160];
+	int fd;
+	char *raw;
+	struct ws_arena_header *h;
+
+	snprintf(path, sizeof path, "/dev/shm/winsync-%s", bd->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	raw = fd < 0 ? MAP_FAILED : mmap(NULL, bd->size, PROT_READ, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (raw == MAP_FAILED) {
+		snprintf(buf, size, "arena not readable");
+		return buf;
+	}
+	h = (struct ws_arena_header *)raw;
+	snprintf(buf, size, "lock word %#x, log state %u", atomic_load(&h->lock),
+		 atomic_load((_Atomic uint32_t *)(raw + bd->region[4].off)));
+	munmap(raw, bd->size);
+	return buf;
+}
+
+static void trial(struct totals *tt, long i, uint64_t seed)
+{
+	long duration = 250 * slow_factor(), hang_ms = 10000 * slow_factor();
+	pid_t caller, scribbler;
+	ws_arena *a = NULL;
+	long end, last_beat[THREADS], last_change[THREADS];
+	int status;
+	bool hung = false;
+	char sbuf[96];
+
+	memset(bd, 0, sizeof(*bd));
+	bd->seed = seed;
+	bd->writes = 1L << (i % 11); /* from one word to a thousand */
+	test_arena_name(bd->name, sizeof bd->name, "corrupt");
+	/* This process never enters the arena: only the children touch it. */
+	CK_OK(ws_arena_create(bd->name, 32, &a));
+	layout(a);
+	ws_arena_close(a);
+	caller = fork_child_fn(caller_main, NULL);
+	for (int k = 0; k < 60000 && !atomic_load(&bd->ready); k++)
+		sleep_ms(1);
+	ck_assert_msg(atomic_load(&bd->ready), "the caller never got ready");
+	scribbler = fork_child_fn(scribbler_main, NULL);
+	end = now_ms() + duration;
+	for (int t = 0; t < THREADS; t++) {
+		last_beat[t] = -1;
+		last_change[t] = now_ms();
+	}
+	/* The watchdog: every thread must keep finishing calls. */
+	for (;;) {
+		long now = now_ms();
+
+		if (now >= end)
+			atomic_store(&bd->stop, 1);
+		if (waitpid(caller, &status, WNOHANG) == caller)
+			break;
+		for (int t = 0; t < THREADS; t++) {
+			long beats = atomic_load(&bd->t[t].beats);
+
+			if (beats != last_beat[t]) {
+				last_beat[t] = beats;
+				last_change[t] = now;
+			} else if (now - last_change[t] > hang_ms && !hung) {
+				int call = atomic_load(&bd->t[t].call);
+
+				hung = true;
+				tt->hangs++;
+				remember(tt, "trial %ld: thread %d stuck in %s for %ld ms (%s)", i, t,
+					 call_names[call], now - last_change[t], peek(sbuf, sizeof sbuf));
+			}
+		}
+		if (hung) {
+			kill(caller, SIGKILL);
+			waitpid(caller, &status, 0);
+			break;
+		}
+		sleep_ms(5);
+	}
+	kill_reap(scribbler);
+	if (!hung && WIFSIGNALED(status)) {
+		tt->crashes++;
+		remember(tt, "trial %ld: the caller died: %s", i, status_str(status, sbuf, sizeof sbuf));
+	} else if (!hung && WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+		   WEXITSTATUS(status) != 3) {
+		tt->crashes++;
+		remember(tt, "trial %ld: the caller failed: %s (a sanitizer report?)", i,
+			 status_str(status, sbuf, sizeof sbuf));
+	}
+	tt->unexpected += atomic_load(&bd->unexpected);
+	for (int k = 0; k < atomic_load(&bd->nfirst) && k < 3; k++)
+		remember(tt, "trial %ld: %s", i, bd->first[k]);
+	tt->calls += atomic_load(&bd->calls);
+	tt->ucleans += atomic_load(&bd->ucleans);
+	tt->writes += bd->writes;
+	tt->trials++;
+	CK_OK(ws_arena_unlink(bd->name));
+}
+
+START_TEST(scribbled_arena)
+{
+	long trials = scaled(60, 5);
+	struct totals tt = { 0 };
+	struct rng r;
+	long max_ms = 0;
+
+	bd = shared_alloc(sizeof(*bd));
+	rng_seed(&r, test_seed("corruption"));
+	for (long i = 0; i < trials; i++) {
+		trial(&tt, i, rng_next(&r) | (uint64_t)rng_next(&r) << 32);
+		for (int t = 0; t < THREADS; t++)
+			for (int c = 0; c < C_COUNT; c++)
+				if (bd->t[t].max_ms[c] > max_ms)
+					max_ms = bd->t[t].max_ms[c];
+	}
+	printf("corruption: %ld trials, %ld crashes, %ld hangs, %ld unexpected results "
+	       "(%ld calls, %ld of them -EUCLEAN, %ld words scribbled, slowest call %ld ms)\n",
+	       tt.trials, tt.crashes, tt.hangs, tt.unexpected, tt.calls, tt.ucleans, tt.writes,
+	       max_ms);
+	for (int k = 0; k < tt.nfirst; k++)
+		printf("  %s\n", tt.first[k]);
+	fflush(stdout);
+	ck_assert_msg(tt.crashes == 0 && tt.hangs == 0 && tt.unexpected == 0,
+		      "%ld crashes, %ld hangs, %ld unexpected results; first: %s", tt.crashes,
+		      tt.hangs, tt.unexpected, tt.nfirst ? tt.first[0] : "");
+	shared_free(bd, sizeof(*bd));
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("corruption");
+	TCase *tc = tcase_create("corruption");
+
+	tcase_set_timeout(tc, 280);
+	tcase_add_test(tc, scribbled_arena);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return harness_run(make_suite());
+}
