@@ -18,7 +18,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "../winsync/arena.h"
@@ -522,6 +524,59 @@ START_TEST(scribbled_arena)
 }
 END_TEST
 
+/*
+ * The scribbler found it at random; here deterministically: a blocked
+ * waiter whose record says it was handed entry 37 of its 2 objects must not
+ * return success with that index (a caller would index past its array).
+ */
+static void forged_result(bool all, uint32_t forged_index)
+{
+	char name[80], path[160];
+	ws_arena *a = named_arena(name, sizeof name, "forged", 32);
+	ws_handle objs[2] = { mk_event(a, false, false), mk_sem(a, 0, 1) };
+	struct waiter w;
+	uint32_t r, n;
+	char *raw;
+	int fd;
+
+	waiter_init(&w, a, 0x66, all, objs, 2);
+	waiter_start(&w);
+	waiter_asleep(&w);
+	CK_OK(ws_arena_check(a, NULL, 0)); /* orders our reads after the waiter's writes */
+	n = a->header->fresh_records;
+	for (r = 0; r < n && a->records[r].tid != (uint32_t)atomic_load(&w.tid); r++)
+		;
+	ck_assert_uint_lt(r, n);
+	snprintf(path, sizeof path, "/dev/shm/winsync-%s", name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	raw = mmap(NULL, a->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert(raw != MAP_FAILED);
+	close(fd);
+	/* Another process's write: "handed entry N", and its wake-up. */
+	size_t off = (size_t)((char *)&a->records[r] - a->base);
+	struct ws_record *rec = (struct ws_record *)(raw + off);
+
+	atomic_store(&rec->state, WS_WAIT_GOT | forged_index);
+	atomic_store(&rec->wake, WS_FUTEX_OWNER_DIED);
+	syscall(SYS_futex, &rec->wake, FUTEX_WAKE, 1, NULL, NULL, 0);
+	ck_assert(waiter_wait_done(&w, LONG_MS));
+	ck_assert_msg(w.rc != 0 && w.rc != -EOWNERDEAD,
+		      "%s returned %d (%s) with index %u of 2 objects", all ? "ws_wait_all" : "ws_wait_any",
+		      w.rc, errname(w.rc), w.index);
+	CK_RC(w.rc, -EUCLEAN);
+	waiter_join(&w);
+	munmap(raw, a->size);
+	drop_arena(a, name);
+}
+
+START_TEST(forged_index_is_not_returned)
+{
+	forged_result(false, 37);
+	forged_result(true, 1);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("corruption");
@@ -529,6 +584,7 @@ static Suite *make_suite(void)
 
 	tcase_set_timeout(tc, 280);
 	tcase_add_test(tc, scribbled_arena);
+	tcase_add_test(tc, forged_index_is_not_returned);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -143,6 +144,41 @@ struct tally {
 
 static struct tally tl;
 
+/* All tests together: Check runs each in its own child, so they add up in shared memory. */
+struct total {
+	_Atomic long kills, point_kills, external_kills, hangs, lost, broken, trials;
+	_Atomic long stranded_claimed, stranded_owed;
+	_Atomic int lock;
+	uintptr_t sites[MAX_SITES];
+	int nsites;
+};
+
+static struct total *total;
+
+static void add_to_total(void)
+{
+	atomic_fetch_add(&total->kills, tl.kills);
+	atomic_fetch_add(&total->point_kills, tl.point_kills);
+	atomic_fetch_add(&total->external_kills, tl.external_kills);
+	atomic_fetch_add(&total->hangs, tl.hangs);
+	atomic_fetch_add(&total->lost, tl.lost);
+	atomic_fetch_add(&total->broken, tl.broken);
+	atomic_fetch_add(&total->trials, tl.trials);
+	atomic_fetch_add(&total->stranded_claimed, tl.stranded_claimed);
+	atomic_fetch_add(&total->stranded_owed, tl.stranded_owed);
+	while (atomic_exchange(&total->lock, 1))
+		sleep_ms(1);
+	for (int i = 0; i < tl.nsites; i++) {
+		int j = 0;
+
+		while (j < total->nsites && total->sites[j] != tl.sites[i])
+			j++;
+		if (j == total->nsites && total->nsites < MAX_SITES)
+			total->sites[total->nsites++] = tl.sites[i];
+	}
+	atomic_store(&total->lock, 0);
+}
+
 static void add_site(uintptr_t site)
 {
 	if (site <= 1)
@@ -180,6 +216,7 @@ static void print_tally(const char *what)
 
 static void assert_tally(void)
 {
+	add_to_total();
 	ck_assert_msg(tl.hangs == 0 && tl.lost == 0 && tl.broken == 0,
 		      "%ld hangs, %ld lost signals, %ld broken invariants; first: %s", tl.hangs,
 		      tl.lost, tl.broken, tl.nfirst ? tl.first[0] : "");
@@ -1430,5 +1467,19 @@ static Suite *make_suite(void)
 
 int main(void)
 {
-	return harness_run(make_suite());
+	int ret;
+
+	total = mmap(NULL, sizeof(*total), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (total == MAP_FAILED)
+		return 1;
+	ret = harness_run(make_suite());
+	printf("fault injection: %ld kills (%ld at fault points, %ld at random times), "
+	       "%ld hangs (%ld waiters stranded: %ld claimed but not woken, %ld owed), "
+	       "%ld lost signals, %ld broken invariants, %d distinct fault points\n",
+	       atomic_load(&total->kills), atomic_load(&total->point_kills),
+	       atomic_load(&total->external_kills), atomic_load(&total->hangs),
+	       atomic_load(&total->stranded_claimed) + atomic_load(&total->stranded_owed),
+	       atomic_load(&total->stranded_claimed), atomic_load(&total->stranded_owed),
+	       atomic_load(&total->lost), atomic_load(&total->broken), total->nsites);
+	return ret;
 }
