@@ -73,24 +73,34 @@ static uintptr_t base_of(const void *addr)
 	return (uintptr_t)info.dli_fbase;
 }
 
-/* The first frame in this executable below the handler that is not ws_fault_point. */
+/*
+ * The call site: below the handler (ours) come the signal trampoline and
+ * raise() (libc), then ws_fault_point unless it tail-called raise(), then
+ * the site: the first frame of ours after the first foreign one that
+ * follows the handler.
+ */
 static void record_site_and_die(int sig)
 {
 	uintptr_t lo = (uintptr_t)&ws_fault_point, hi = lo + 64;
 	void *frames[32];
-	int n = backtrace(frames, 32);
+	int n = backtrace(frames, 32), phase = 0;
 
 	(void)sig;
 	if ((uintptr_t)&ws_fault_arm > lo && (uintptr_t)&ws_fault_arm < lo + 4096)
 		hi = (uintptr_t)&ws_fault_arm;
 	rep->site = 1; /* unknown */
-	for (int i = 1; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];
+		bool ours = base_of(frames[i]) == exe_base;
 
-		if (base_of(frames[i]) != exe_base || (pc >= lo && pc < hi))
-			continue;
-		rep->site = pc - 1 - exe_base;
-		break;
+		if (phase == 0 && ours)
+			phase = 1; /* the handler */
+		else if (phase == 1 && !ours)
+			phase = 2; /* the trampoline, raise() */
+		else if (phase == 2 && ours && !(pc >= lo && pc < hi)) {
+			rep->site = pc - 1 - exe_base;
+			break;
+		}
 	}
 	raise(SIGKILL);
 }
