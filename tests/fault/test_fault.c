@@ -58,7 +58,7 @@ struct report {
 	_Atomic int go;       /* the waiters are in place: act */
 	_Atomic int returned; /* the operation returned */
 	int rc;
-	int fault_signal;     /* SIGUSR2 to record the site, SIGKILL where that cannot work */
+	int fault_signal;     /* SIGUSR2: the handler records the site, then SIGKILL */
 };
 
 static struct report *rep;
@@ -676,7 +676,7 @@ static void no_waiters(struct trial *t)
 
 static void create_judge(struct trial *t)
 {
-	uint32_t live = t->a->header->live;
+	uint32_t live = atomic_load((_Atomic uint32_t *)&t->a->header->live);
 
 	/* 3 created and 1 closed, or fewer: the one it died in happened or not. */
 	if (live > 3)
@@ -893,7 +893,7 @@ static void run_trial(const struct scenario *sc, long k, long t1_ms, struct tria
 
 	memset(t, 0, sizeof(*t));
 	memset(rep, 0, sizeof(*rep));
-	rep->fault_signal = under_tsan() ? SIGKILL : SIGUSR2;
+	rep->fault_signal = SIGUSR2;
 	cur = t;
 	t->sc = sc;
 	t->k = k;
@@ -1367,7 +1367,7 @@ static void random_round(ws_arena *a, struct rng *r, struct rtally *rt)
 		th[i] = spawn(survivor_main, &sv[i]);
 	}
 	for (int v = 0; v < VICTIMS; v++) {
-		rs->rep[v].fault_signal = under_tsan() ? SIGKILL : SIGUSR2;
+		rs->rep[v].fault_signal = SIGUSR2;
 		external_at[v] = 1 + rng_below(r, 40);
 		pid[v] = fork_child_fn(random_victim, (void *)(intptr_t)v);
 	}

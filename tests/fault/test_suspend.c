@@ -175,12 +175,6 @@ START_TEST(defer_exactly_inside_critical_sections)
 	long points, inside = 0, outside = 0;
 	int rc;
 
-	if (under_tsan()) {
-		/* TSan delivers a raised signal later, outside the point that raised it. */
-		printf("SKIP %s: the signal would not arrive at its fault point under TSan\n",
-		       op->name);
-		return;
-	}
 	signal(SIGUSR1, on_suspend_signal);
 	ws_set_suspend_hook(hook);
 	atomic_store(&hook_mode, 0);
@@ -282,10 +276,6 @@ START_TEST(suspended_in_hook_holds_nothing)
 	ws_handle x;
 	int rc;
 
-	if (under_tsan()) {
-		printf("SKIP: the signal would not arrive at its fault point under TSan\n");
-		return;
-	}
 	ck_assert_int_eq(sem_init(&suspended, 0, 0), 0);
 	ck_assert_int_eq(sem_init(&resumed, 0, 0), 0);
 	cur_arena = a;
@@ -327,10 +317,6 @@ START_TEST(deferral_without_hook)
 {
 	int rc;
 
-	if (under_tsan()) {
-		printf("SKIP: the signal would not arrive at its fault point under TSan\n");
-		return;
-	}
 	signal(SIGUSR1, on_suspend_signal);
 	ws_set_suspend_hook(NULL);
 	run_op(&ops[0], 1, &rc);
