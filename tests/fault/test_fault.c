@@ -849,8 +849,6 @@ static const struct scenario scenarios[] = {
 	{ "ws_owner_died", owner_objects, owner_died_victim, owner_waiters, owner_judge, 80 },
 };
 
-static struct trial *cur;
-
 static int victim_main(void *arg)
 {
 	struct trial *t = arg;
@@ -894,7 +892,6 @@ static void run_trial(const struct scenario *sc, long k, long t1_ms, struct tria
 	memset(t, 0, sizeof(*t));
 	memset(rep, 0, sizeof(*rep));
 	rep->fault_signal = SIGUSR2;
-	cur = t;
 	t->sc = sc;
 	t->k = k;
 	t->t1_ms = t1_ms;
@@ -973,7 +970,6 @@ static void run_trial(const struct scenario *sc, long k, long t1_ms, struct tria
 		drop_arena(t->a, t->name);
 	if (t->leak)
 		ws_arena_unlink(t->name);
-	cur = NULL;
 }
 
 /*
@@ -1022,7 +1018,8 @@ START_TEST(chosen_points)
 	const char *only = getenv("WINSYNC_FAULT_SCENARIO");
 	struct trial cal;
 
-	if (only && atoi(only) != _i)
+	/* WINSYNC_FAULT_SCENARIO=i runs only scenario i; =random only the random kills. */
+	if (only && (strcmp(only, "random") == 0 || atoi(only) != _i))
 		return;
 	long points, stride, offset;
 	struct rng r;
@@ -1228,7 +1225,7 @@ struct survivor {
 	uint32_t owner;
 	_Atomic int *stop;
 	long waits, overshoot_max, hangs, unexpected;
-	char why[200];
+	char why[300];
 	uint64_t seed;
 };
 
@@ -1270,9 +1267,26 @@ static void *survivor_main(void *arg)
 			if (rc == -ETIMEDOUT)
 				break;
 			/* Give back the mutexes it took: the probe wants them free or abandoned. */
-			for (uint32_t i = 0; i < n; i++)
-				if (is_mutex(idx[i]) && (all || i == index))
-					CK_OK(ws_mutex_unlock(s->a, objs[i], s->owner, NULL));
+			for (uint32_t i = 0; i < n; i++) {
+				int urc;
+
+				if (!is_mutex(idx[i]) || !(all || i == index))
+					continue;
+				urc = ws_mutex_unlock(s->a, objs[i], s->owner, NULL);
+				if (urc) {
+					uint32_t count = 0, owner = 0;
+					int mrc = ws_mutex_read(s->a, objs[i], &count, &owner);
+
+					s->unexpected++;
+					snprintf(s->why, sizeof s->why,
+						 "survivor %#x: %s of %u objects returned %d (%s) "
+						 "index %u, then unlocking M%d: %d (%s); it reads %d, "
+						 "owner %#x count %u",
+						 s->owner, all ? "wait_all" : "wait_any", n, rc,
+						 errname(rc), index, idx[i] - M0, urc, errname(urc),
+						 mrc, owner, count);
+				}
+			}
 			break;
 		case 2:
 			ws_event_set(s->a, rs->h[rng_below(&r, 3)], NULL);
@@ -1426,7 +1440,9 @@ static void random_round(ws_arena *a, struct rng *r, struct rtally *rt)
 
 START_TEST(random_kills)
 {
-	if (getenv("WINSYNC_FAULT_SCENARIO"))
+	const char *only = getenv("WINSYNC_FAULT_SCENARIO");
+
+	if (only && strcmp(only, "random") != 0)
 		return;
 	long rounds = scaled(60, 3);
 	struct rtally rt = { 0 };

@@ -148,7 +148,8 @@ START_TEST(zombie_process)
 	ws_stats_read(&st);
 	recoveries = st.recoveries;
 	holder = fork_child_fn(zombie_holder, NULL);
-	for (int i = 0; i < 60000 && task_state(holder, holder) != 'Z'; i++)
+	for (int i = 0; i < 60000 && (task_state(holder, holder) != 'Z' ||
+				      task_state(waiter, waiter) != 'Z'); i++)
 		sleep_ms(1);
 	ck_assert_int_eq(task_state(holder, holder), 'Z');
 	ck_assert_int_eq(task_state(waiter, waiter), 'Z');
