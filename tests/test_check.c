@@ -189,6 +189,59 @@ START_TEST(lost_signal)
 }
 END_TEST
 
+/*
+ * The check runs while new threads register (records are claimed without
+ * the arena lock): it must find the arena whole every time.  Under TSan
+ * this also shows whether it reads the claim counter as the claimers write it.
+ */
+struct registering {
+	ws_arena *a;
+	_Atomic int stop;
+	_Atomic long checks, failures;
+	char report[256];
+};
+
+static void *first_call(void *arg)
+{
+	ws_arena *a = arg;
+	ws_handle e;
+
+	CK_OK(ws_event_create(a, false, false, &e));
+	CK_OK(ws_close(a, e));
+	return NULL;
+}
+
+static void *checker(void *arg)
+{
+	struct registering *g = arg;
+
+	while (!atomic_load(&g->stop)) {
+		char report[256];
+
+		if (ws_arena_check(g->a, report, sizeof report) != 0 &&
+		    atomic_fetch_add(&g->failures, 1) == 0)
+			memcpy(g->report, report, sizeof report);
+		atomic_fetch_add(&g->checks, 1);
+	}
+	return NULL;
+}
+
+START_TEST(check_while_threads_register)
+{
+	struct registering g = { .a = test_arena() };
+	long threads = scaled(300, 20);
+	pthread_t c = spawn(checker, &g);
+
+	for (long i = 0; i < threads; i++)
+		join(spawn(first_call, g.a));
+	atomic_store(&g.stop, 1);
+	join(c);
+	ck_assert_msg(atomic_load(&g.failures) == 0, "%ld of %ld checks failed: %s",
+		      atomic_load(&g.failures), atomic_load(&g.checks), g.report);
+	ws_arena_close(g.a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("check");
@@ -199,6 +252,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, queue_links);
 	tcase_add_test(tc, counts_and_flags);
 	tcase_add_test(tc, lost_signal);
+	tcase_add_test(tc, check_while_threads_register);
 	suite_add_tcase(s, tc);
 	return s;
 }
