@@ -44,6 +44,17 @@
 extern "C" {
 #endif
 
+/* Windows C runtimes lack two of the errno values above: winsync.dll's own numbers. */
+#ifdef _WIN32
+#include <errno.h>
+#endif
+#if defined(_WIN32) && !defined(EUSERS)
+#define EUSERS  201
+#endif
+#if defined(_WIN32) && !defined(EUCLEAN)
+#define EUCLEAN 202
+#endif
+
 #if defined(_WIN32) && defined(WINSYNC_BUILDING_DLL)
 #define WS_API __declspec(dllexport)
 #elif defined(_WIN32) && !defined(WINSYNC_STATIC)

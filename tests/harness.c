@@ -337,6 +337,8 @@ static void *waiter_main(void *arg)
 	if (w->after)
 		w->after(w);
 	atomic_store(&w->done, 1);
+	while (!atomic_load(&w->release))
+		sleep_ms(1);
 	return NULL;
 }
 
@@ -344,6 +346,7 @@ void waiter_start(struct waiter *w)
 {
 	atomic_store(&w->done, 0);
 	atomic_store(&w->started, 0);
+	atomic_store(&w->release, 0);
 	atomic_store(&w->tid, 0);
 	w->thread = spawn(waiter_main, w);
 	while (!atomic_load(&w->started))
@@ -368,6 +371,7 @@ bool waiter_wait_done(struct waiter *w, long ms)
 
 int waiter_join(struct waiter *w)
 {
+	atomic_store(&w->release, 1);
 	join(w->thread);
 	return w->rc;
 }

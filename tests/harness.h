@@ -101,6 +101,12 @@ struct waiter {
 	_Atomic pid_t tid;
 	_Atomic int started;
 	_Atomic int done;
+	/*
+	 * The thread lives on after its wait until waiter_join(): a thread that
+	 * ends holding a mutex abandons it, and the tests inspect what the wait
+	 * acquired first.
+	 */
+	_Atomic int release;
 	/* optional hook run in the thread after the wait returns */
 	void (*after)(struct waiter *w);
 	void *user;

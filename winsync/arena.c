@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Arenas: the layout of the mapping, creating and opening one, and the
+ * checks that make its header trustworthy.  Everything the process derives
+ * from the header (sizes, offsets, capacities) is computed and compared
+ * once, at attach, and kept in the process-local struct ws_arena: a header
+ * scribbled over later cannot send the process out of the mapping.
+ */
 #include "arena.h"
 
 #include <errno.h>
@@ -7,13 +14,18 @@
 
 #include "futex.h"
 #include "os/os.h"
+#include "thread.h"
 
-#define PAGE_SIZE 4096u
-#define NAME_MAX_LENGTH 64
+#define PAGE_SIZE        4096u
+#define NAME_MAX_LENGTH  64
+#define MIN_SLOTS        (1u << WS_MIN_INDEX_BITS)
 
 struct layout {
+	uint32_t slots;
+	uint32_t index_bits;
 	uint64_t objects_offset;
-	uint64_t waiters_offset;
+	uint64_t records_offset;
+	uint64_t log_offset;
 	uint64_t size;
 };
 
@@ -22,13 +34,24 @@ static uint64_t page_align(uint64_t n)
 	return (n + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
 }
 
-static struct layout layout_for(uint32_t capacity, uint32_t waiter_capacity)
+static struct layout layout_for(uint32_t capacity)
 {
 	struct layout l;
 
+	/*
+	 * At least 32 slots and 5 index bits: a slot retires after 2^(32-bits)-1
+	 * generations, so closed handles stay dead for over 2^31 cycles whatever
+	 * the capacity.
+	 */
+	l.slots = capacity < MIN_SLOTS ? MIN_SLOTS : capacity;
+	l.index_bits = WS_MIN_INDEX_BITS;
+	while ((1ull << l.index_bits) < l.slots)
+		l.index_bits++;
 	l.objects_offset = page_align(sizeof(struct ws_arena_header));
-	l.waiters_offset = page_align(l.objects_offset + (uint64_t)capacity * sizeof(struct ws_object));
-	l.size = page_align(l.waiters_offset + (uint64_t)waiter_capacity * sizeof(struct ws_waiter));
+	l.records_offset = page_align(l.objects_offset + (uint64_t)l.slots * sizeof(struct ws_object));
+	l.log_offset = page_align(l.records_offset +
+				  (uint64_t)WS_MAX_THREADS * sizeof(struct ws_record));
+	l.size = page_align(l.log_offset + sizeof(struct ws_log));
 	return l;
 }
 
@@ -62,37 +85,47 @@ static void init_header(void *base, void *ctx)
 	h->version = WS_ARENA_VERSION;
 	h->size = p->layout.size;
 	h->capacity = p->capacity;
-	h->waiter_capacity = WS_WAITER_CAPACITY;
+	h->slots = p->layout.slots;
+	h->index_bits = p->layout.index_bits;
+	h->records = WS_MAX_THREADS;
 	h->objects_offset = p->layout.objects_offset;
-	h->waiters_offset = p->layout.waiters_offset;
+	h->records_offset = p->layout.records_offset;
+	h->log_offset = p->layout.log_offset;
+	atomic_thread_fence(memory_order_release);
 	h->magic = WS_ARENA_MAGIC;
 }
 
 static int attach(void *base, size_t size, bool shared, ws_arena **out)
 {
+	static _Atomic uint64_t serials;
 	struct ws_arena_header *h = base;
 	struct layout l;
 	ws_arena *arena;
 
 	if (size < sizeof(*h) || h->magic != WS_ARENA_MAGIC || h->version != WS_ARENA_VERSION)
 		return -EINVAL;
-	if (h->capacity == 0 || h->capacity > WS_MAX_CAPACITY ||
-	    h->waiter_capacity != WS_WAITER_CAPACITY)
+	if (h->capacity == 0 || h->capacity > WS_MAX_CAPACITY || h->records != WS_MAX_THREADS)
 		return -EINVAL;
-	l = layout_for(h->capacity, h->waiter_capacity);
-	if (h->size != l.size || size != l.size || h->objects_offset != l.objects_offset ||
-	    h->waiters_offset != l.waiters_offset)
+	l = layout_for(h->capacity);
+	if (h->size != l.size || size != l.size || h->slots != l.slots ||
+	    h->index_bits != l.index_bits || h->objects_offset != l.objects_offset ||
+	    h->records_offset != l.records_offset || h->log_offset != l.log_offset)
 		return -EINVAL;
 	arena = calloc(1, sizeof(*arena));
 	if (!arena)
 		return -ENOMEM;
 	arena->header = h;
+	arena->base = base;
 	arena->objects = (struct ws_object *)((char *)base + l.objects_offset);
-	arena->waiters = (struct ws_waiter *)((char *)base + l.waiters_offset);
+	arena->records = (struct ws_record *)((char *)base + l.records_offset);
+	arena->log = (struct ws_log *)((char *)base + l.log_offset);
 	arena->size = size;
 	arena->capacity = h->capacity;
-	arena->waiter_capacity = h->waiter_capacity;
+	arena->slots = l.slots;
+	arena->index_bits = l.index_bits;
+	arena->records_count = WS_MAX_THREADS;
 	arena->shared = shared;
+	arena->serial = atomic_fetch_add(&serials, 1) + 1;
 	*out = arena;
 	return 0;
 }
@@ -109,7 +142,7 @@ int ws_arena_create(const char *name, uint32_t capacity, ws_arena **arena)
 	if (ret)
 		return ret;
 	params.capacity = capacity ? capacity : WS_DEFAULT_CAPACITY;
-	params.layout = layout_for(params.capacity, WS_WAITER_CAPACITY);
+	params.layout = layout_for(params.capacity);
 	if (name) {
 		ret = ws_os_map_create(name, params.layout.size, &base, init_header, &params);
 	} else {
@@ -152,7 +185,12 @@ void ws_arena_close(ws_arena *arena)
 {
 	if (!arena)
 		return;
-	ws_os_unmap(arena->header, arena->size);
+	/*
+	 * A running thread of ours whose record stays on its robust list keeps
+	 * the mapping: the kernel must find the record when that thread dies.
+	 */
+	if (ws_threads_leave(arena))
+		ws_os_unmap(arena->base, arena->size);
 	free(arena);
 }
 
@@ -163,97 +201,17 @@ int ws_arena_unlink(const char *name)
 	return ws_os_unlink(name);
 }
 
+int ws_arena_set_flags(ws_arena *arena, uint32_t flags)
+{
+	if (!arena || (flags & ~WS_ARENA_NONBLOCK))
+		return -EINVAL;
+	arena->flags = flags;
+	return 0;
+}
+
 const char *ws_futex_backend(void)
 {
 	if (ws_futex_init())
 		return NULL;
 	return ws_futex_backend_name();
-}
-
-/*
- * Free lists are Treiber stacks of 1-based indices; the tag in the upper half
- * of the head changes on every pop, so a stale compare-exchange cannot succeed.
- */
-static bool stack_pop(_Atomic uint64_t *head, _Atomic uint32_t *(*next_of)(ws_arena *, uint32_t),
-		      ws_arena *arena, uint32_t *index)
-{
-	uint64_t old = atomic_load_explicit(head, memory_order_acquire);
-
-	for (;;) {
-		uint32_t top = (uint32_t)old;
-		uint64_t tag = (old >> 32) + 1;
-		uint32_t next;
-
-		if (!top)
-			return false;
-		next = atomic_load_explicit(next_of(arena, top - 1), memory_order_relaxed);
-		if (atomic_compare_exchange_weak_explicit(head, &old, tag << 32 | next,
-							  memory_order_acquire,
-							  memory_order_acquire)) {
-			*index = top - 1;
-			return true;
-		}
-	}
-}
-
-static void stack_push(_Atomic uint64_t *head, _Atomic uint32_t *(*next_of)(ws_arena *, uint32_t),
-		       ws_arena *arena, uint32_t index)
-{
-	uint64_t old = atomic_load_explicit(head, memory_order_relaxed);
-
-	do {
-		atomic_store_explicit(next_of(arena, index), (uint32_t)old, memory_order_relaxed);
-	} while (!atomic_compare_exchange_weak_explicit(head, &old,
-							(old & 0xffffffff00000000ull) | (index + 1),
-							memory_order_release, memory_order_relaxed));
-}
-
-/* Hands out never-used indices below `limit`. */
-static bool take_fresh(_Atomic uint32_t *fresh, uint32_t limit, uint32_t *index)
-{
-	uint32_t n = atomic_load_explicit(fresh, memory_order_relaxed);
-
-	do {
-		if (n >= limit)
-			return false;
-	} while (!atomic_compare_exchange_weak_explicit(fresh, &n, n + 1, memory_order_relaxed,
-							memory_order_relaxed));
-	*index = n;
-	return true;
-}
-
-static _Atomic uint32_t *object_next(ws_arena *arena, uint32_t index)
-{
-	return &arena->objects[index].next_free;
-}
-
-static _Atomic uint32_t *waiter_next(ws_arena *arena, uint32_t index)
-{
-	return &arena->waiters[index].next_free;
-}
-
-int ws_slot_alloc(ws_arena *arena, uint32_t *index)
-{
-	if (stack_pop(&arena->header->free_objects, object_next, arena, index) ||
-	    take_fresh(&arena->header->fresh_objects, arena->capacity, index))
-		return 0;
-	return -ENOSPC;
-}
-
-void ws_slot_free(ws_arena *arena, uint32_t index)
-{
-	stack_push(&arena->header->free_objects, object_next, arena, index);
-}
-
-int ws_waiter_alloc(ws_arena *arena, uint32_t *index)
-{
-	if (stack_pop(&arena->header->free_waiters, waiter_next, arena, index) ||
-	    take_fresh(&arena->header->fresh_waiters, arena->waiter_capacity, index))
-		return 0;
-	return -EAGAIN;
-}
-
-void ws_waiter_free(ws_arena *arena, uint32_t index)
-{
-	stack_push(&arena->header->free_waiters, waiter_next, arena, index);
 }

@@ -7,6 +7,7 @@
 
 #include "arch/x86_64/syscall.h"
 #include "os/os.h"
+#include "stats.h"
 
 #define FUTEX_WAKE            1
 #define FUTEX_WAIT_MULTIPLE   31
@@ -95,7 +96,7 @@ const char *ws_futex_backend_name(void)
 	}
 }
 
-static int wait_waitv(const struct ws_futex_word *words, unsigned int count, bool shared,
+static int wait_waitv(const struct ws_futex_word *words, unsigned int count,
 		      const struct timespec *deadline, int clock)
 {
 	struct kernel_waitv entries[WS_FUTEX_MAX_WAIT];
@@ -105,7 +106,7 @@ static int wait_waitv(const struct ws_futex_word *words, unsigned int count, boo
 	for (unsigned int i = 0; i < count; i++) {
 		entries[i].val = words[i].expected;
 		entries[i].uaddr = (uint64_t)(uintptr_t)words[i].addr;
-		entries[i].flags = FUTEX2_SIZE_U32 | (shared ? 0 : FUTEX_PRIVATE_FLAG);
+		entries[i].flags = FUTEX2_SIZE_U32 | (words[i].shared ? 0 : FUTEX_PRIVATE_FLAG);
 		entries[i].reserved = 0;
 	}
 	if (deadline) {
@@ -119,12 +120,13 @@ static int wait_waitv(const struct ws_futex_word *words, unsigned int count, boo
 }
 
 /* FUTEX_WAIT_MULTIPLE takes a relative timeout, like FUTEX_WAIT. */
-static int wait_multiple(const struct ws_futex_word *words, unsigned int count, bool shared,
+static int wait_multiple(const struct ws_futex_word *words, unsigned int count,
 			 const struct timespec *deadline, int clock)
 {
 	struct kernel_wait_multiple entries[WS_FUTEX_MAX_WAIT];
 	struct kernel_timespec timeout;
 	struct timespec now;
+	bool shared = false;
 	long long ret;
 
 	if (deadline) {
@@ -144,6 +146,7 @@ static int wait_multiple(const struct ws_futex_word *words, unsigned int count, 
 		entries[i].uaddr = (uint64_t)(uintptr_t)words[i].addr;
 		entries[i].val = words[i].expected;
 		entries[i].bitset = FUTEX_BITSET_ANY;
+		shared |= words[i].shared;
 	}
 	ret = ws_syscall6(WS_NR_futex, (long long)(uintptr_t)entries,
 			  FUTEX_WAIT_MULTIPLE | (shared ? 0 : FUTEX_PRIVATE_FLAG), count,
@@ -151,25 +154,31 @@ static int wait_multiple(const struct ws_futex_word *words, unsigned int count, 
 	return ret < 0 ? (int)ret : 0;
 }
 
-int ws_futex_wait(const struct ws_futex_word *words, unsigned int count, bool shared,
+int ws_futex_wait(const struct ws_futex_word *words, unsigned int count,
 		  const struct timespec *deadline, int clock)
 {
-	/* Nothing to watch (a wait on no objects and no alert): sleep on a word nobody wakes. */
+	/* Nothing to watch: sleep on a word nobody wakes. */
 	_Atomic uint32_t idle = 0;
-	struct ws_futex_word idle_word = { &idle, 0 };
+	struct ws_futex_word idle_word = { &idle, 0, false };
 
 	if (count == 0) {
 		words = &idle_word;
 		count = 1;
-		shared = false;
 	}
+	ws_stat_add(WS_STAT_FUTEX_WAITS);
 	if (atomic_load_explicit(&backend, memory_order_relaxed) == BACKEND_MULTIPLE)
-		return wait_multiple(words, count, shared, deadline, clock);
-	return wait_waitv(words, count, shared, deadline, clock);
+		return wait_multiple(words, count, deadline, clock);
+	return wait_waitv(words, count, deadline, clock);
+}
+
+bool ws_futex_mixed_flags(void)
+{
+	return atomic_load_explicit(&backend, memory_order_relaxed) != BACKEND_MULTIPLE;
 }
 
 void ws_futex_wake(_Atomic uint32_t *addr, int count, bool shared)
 {
+	ws_stat_add(WS_STAT_FUTEX_WAKES);
 	ws_syscall3(WS_NR_futex, (long long)(uintptr_t)addr,
 		    FUTEX_WAKE | (shared ? 0 : FUTEX_PRIVATE_FLAG), count);
 }

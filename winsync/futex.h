@@ -18,6 +18,7 @@
 struct ws_futex_word {
 	_Atomic uint32_t *addr;
 	uint32_t expected;
+	bool shared;       /* a shared futex (needed for words the kernel wakes itself) */
 };
 
 /* Chooses the backend once (WINSYNC_BACKEND may force one): 0 or -ENOSYS/-EINVAL. */
@@ -28,10 +29,15 @@ const char *ws_futex_backend_name(void);
  * Sleeps while every word still holds its expected value, until one is woken,
  * a signal arrives, or the absolute deadline on `clock` (WS_CLOCK_*) passes.
  * Returns 0 (woken), -EAGAIN (a word had changed), -EINTR or -ETIMEDOUT.
- * `shared` selects shared rather than process-private futexes.
  */
-int ws_futex_wait(const struct ws_futex_word *words, unsigned int count, bool shared,
+int ws_futex_wait(const struct ws_futex_word *words, unsigned int count,
 		  const struct timespec *deadline, int clock);
+
+/*
+ * Can one wait mix shared and private words?  futex_waitv can;
+ * FUTEX_WAIT_MULTIPLE has one flag for all of them.
+ */
+bool ws_futex_mixed_flags(void);
 
 /* Wakes up to `count` threads sleeping on `addr`. */
 void ws_futex_wake(_Atomic uint32_t *addr, int count, bool shared);

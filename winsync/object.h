@@ -1,73 +1,102 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Objects: finding and locking one from its handle, and the rules each type
- * follows when a wait acquires it.
+ * Objects: handles, the per-type acquire rules, and creation and closing.
  *
- * Lock order: the arena's all_lock, then object locks.  A thread holds two
- * object locks only while it holds the all_lock, so those can be taken in
- * any order; everyone else holds one object lock at a time.  An operation
- * that can make an object signaled may have to complete a wait_all, which
- * locks that wait's other objects: it therefore takes the all_lock first
- * whenever wait_all entries are queued on its object.
+ * The uncontended paths read an object's head and change it with one
+ * compare-exchange, as long as the head is not LOCKED (the arena lock holder
+ * is editing the object) and, for anything that could make it signaled,
+ * not QUEUED (a waiter may be owed it: only the holder hands it over).
  */
 #ifndef WINSYNC_OBJECT_H
 #define WINSYNC_OBJECT_H
 
+#include <errno.h>
+
 #include "arena.h"
-
-struct ws_ref {
-	struct ws_object *obj;
-	uint32_t index;
-	bool all_locked; /* the arena's all_lock is held too */
-	bool handed_off; /* a waiter was given the object: wake sleepers on unlock */
-};
-
-enum ws_lock_intent {
-	WS_LOCK_READ,   /* inspect or consume only */
-	WS_LOCK_SIGNAL, /* may make the object signaled and hand it to waiters */
-};
+#include "txn.h"
 
 /*
- * Locks the live object `handle` names.  -EBADF if there is none, -EINVAL
- * if it is not of `type` (WS_TYPE_NONE accepts any).
+ * Finds the object a handle names and its head now: 0, -EBADF (no live
+ * object of that generation) or -EINVAL (not of `type`; WS_TYPE_NONE
+ * accepts any).  Without the lock, the answer holds for this head value.
  */
-int ws_ref_lock(ws_arena *arena, ws_handle handle, enum ws_type type,
-		enum ws_lock_intent intent, struct ws_ref *ref);
-/*
- * The same checks without the lock: the answer may be stale by the time it
- * is used, so callers lock the object before acting on it.
- */
-int ws_handle_peek(ws_arena *arena, ws_handle handle, enum ws_type type,
-		   struct ws_object **obj);
-/* Unlocks, and wakes the sleepers if the object was handed to a waiter. */
-void ws_ref_unlock(ws_arena *arena, struct ws_ref *ref);
-
-static inline enum ws_type ws_object_type(const struct ws_object *obj)
+static inline int ws_handle_lookup(ws_arena *arena, ws_handle handle, enum ws_type type,
+				   uint32_t *slot, uint64_t *head)
 {
-	return (enum ws_type)(atomic_load_explicit(&obj->meta, memory_order_relaxed) &
-			      WS_META_TYPE_MASK);
-}
+	uint32_t s = ws_handle_slot(arena, handle);
+	uint64_t h;
+	enum ws_type actual;
 
-static inline bool ws_object_closed(const struct ws_object *obj)
-{
-	return atomic_load_explicit(&obj->meta, memory_order_relaxed) & WS_META_CLOSED;
-}
-
-static inline bool ws_object_abandoned(const struct ws_object *obj)
-{
-	return ws_object_type(obj) == WS_TYPE_MUTEX && ws_get(&obj->abandoned);
+	if (handle == 0 || s >= arena->slots)
+		return -EBADF;
+	h = atomic_load_explicit(&arena->objects[s].head, memory_order_acquire);
+	actual = ws_head_type(h);
+	if (actual == WS_TYPE_NONE ||
+	    (ws_head_tag(h) & WS_HEAD_GEN_MASK) != ws_handle_gen(arena, handle))
+		return -EBADF;
+	if (type != WS_TYPE_NONE && actual != type)
+		return -EINVAL;
+	*slot = s;
+	*head = h;
+	return 0;
 }
 
 /*
- * Could a wait by `owner` acquire the object now?  Exact with the object
- * locked; without the lock, a hint.
+ * Could a wait by `owner` acquire the object with this head?  A mutex that
+ * `owner` holds already counts (the slow path checks its recursion limit).
  */
-bool ws_object_ready(const struct ws_object *obj, uint32_t owner);
-/* Acquires it for `owner`; true if that took an abandoned mutex.  Object locked. */
-bool ws_object_take(struct ws_object *obj, uint32_t owner);
+static inline bool ws_head_ready(uint64_t head, uint32_t owner)
+{
+	uint32_t value = ws_head_value(head);
 
-/* Allocates and initialises an object; the handle is published last. */
-int ws_object_create(ws_arena *arena, enum ws_type type, uint32_t count, uint32_t aux,
+	switch (ws_head_type(head)) {
+	case WS_TYPE_MUTEX:
+		return value == 0 || value == owner;
+	case WS_TYPE_SEM:
+	case WS_TYPE_EVENT:
+		return value != 0;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The head after an uncontended acquire by `owner` of a ready object: a
+ * semaphore unit, an auto-reset event, a free mutex (not a recursive
+ * acquisition: that changes `aux` and takes the slow path).
+ */
+static inline uint64_t ws_head_taken(uint64_t head, uint32_t owner, bool manual_event)
+{
+	uint32_t tag = ws_head_tag(head), value = ws_head_value(head);
+
+	switch (ws_head_type(head)) {
+	case WS_TYPE_SEM:
+		return ws_make_head(tag, value - 1);
+	case WS_TYPE_EVENT:
+		return manual_event ? head : ws_make_head(tag, 0);
+	case WS_TYPE_MUTEX:
+		return ws_make_head(tag & ~WS_HEAD_ABANDONED, owner);
+	default:
+		return head;
+	}
+}
+
+/* Exact readiness of a locked object for `owner`. */
+bool ws_obj_ready(struct ws_object *obj, uint32_t owner);
+/* Acquires a locked, ready object for `owner`; true if that took an abandoned mutex. */
+bool ws_obj_take(struct ws_object *obj, uint32_t owner);
+
+/*
+ * Locks the object `handle` names inside a transaction and checks it again
+ * there: 0, -EBADF, -EINVAL, -EUCLEAN.
+ */
+int ws_obj_lock_handle(struct ws_crit *c, ws_handle handle, enum ws_type type, uint32_t *slot);
+
+/* Allocates and fills an object; the handle is valid once the call returns. */
+int ws_object_create(ws_arena *arena, enum ws_type type, uint32_t value, uint32_t aux,
 		     ws_handle *handle);
+
+/* Puts a closed slot whose queue has emptied on the free FIFO (or retires it). */
+void ws_slot_free(struct ws_crit *c, uint32_t slot);
 
 #endif

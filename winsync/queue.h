@@ -3,31 +3,40 @@
  * Wait queues and hand-off.  A blocked wait has one entry in the queue of
  * each object it waits on.  Whoever makes an object signaled walks its queue
  * in arrival order and acquires the object on behalf of the waits it can
- * satisfy, as ntsync does in the kernel: so a set, release or pulse takes
- * effect for exactly the waiters already blocked, and nobody else can take
- * the object between the signal and the waiter's return.
+ * satisfy, as ntsync does in the kernel: a set, release or pulse takes
+ * effect for exactly the waiters already blocked, nobody can take the object
+ * between the signal and the waiter's return, and the walk stops as soon as
+ * the object is used up.  Each hand-off is a transaction of its own that
+ * wakes only its waiter, on the waiter's own futex word.
+ *
+ * Entries stay linked after their wait ends (a woken waiter returns without
+ * the lock); walks unlink such stale entries as they pass, and a thread
+ * unlinks its own before it queues again.
  */
 #ifndef WINSYNC_QUEUE_H
 #define WINSYNC_QUEUE_H
 
 #include "object.h"
 
-/* Appends entry `id` to the queue of the locked object. */
-void ws_queue_add(ws_arena *arena, struct ws_ref *ref, uint32_t id, bool wait_all);
-/* Removes it; frees the slot if the object was closed and this was the last entry. */
-void ws_queue_remove(ws_arena *arena, struct ws_object *obj, uint32_t index, uint32_t id,
-		     bool wait_all);
+/* Appends entry `entry` of `record` to the queue of locked object `slot`. */
+int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry);
+/* Unlinks entry `entry` of `record` (locks its object); frees a closed slot left empty. */
+int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry);
+/* Unlinks every entry `record` still has linked. */
+int ws_queue_unlink_all(struct ws_crit *c, uint32_t record);
+/* Unlinks the stale entries of locked object `slot`. */
+int ws_queue_prune(struct ws_crit *c, uint32_t slot);
+
+enum ws_settle {
+	WS_SETTLE_SIGNAL,     /* the object is signaled: hand it out while it lasts */
+	WS_SETTLE_PULSE_ONE,  /* as if signaled for one waiter, then not */
+	WS_SETTLE_PULSE_ALL,  /* as if signaled for every waiter already queued */
+};
 
 /*
- * Gives the locked object to queued waiters for as long as it can be
- * acquired.  The caller locked it with WS_LOCK_SIGNAL.
+ * Hands the operation's object (locked, op_slot) to its queued waiters,
+ * one transaction each.  Sets *dead if it passed waiters of dead threads.
  */
-void ws_hand_off(ws_arena *arena, struct ws_ref *ref);
-
-/*
- * Completes wait_all `waiter` if all its objects can be acquired, locking the
- * ones other than `held` (already locked).  The all_lock must be held.
- */
-bool ws_try_complete_all(ws_arena *arena, struct ws_waiter *waiter, uint32_t held);
+int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead);
 
 #endif

@@ -4,16 +4,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-#define SHM_PREFIX "/dev/shm/winsync-"
+#define SHM_DIR    "/dev/shm"
+#define SHM_PREFIX SHM_DIR "/winsync-"
+/* glibc's robust mutexes put the list link 32 bytes after the lock word. */
+#define ROBUST_FUTEX_OFFSET (-32)
 
 int ws_os_init(void)
 {
@@ -35,39 +39,38 @@ int ws_os_map_private(size_t size, void **base)
 int ws_os_map_create(const char *name, size_t size, void **base,
 		     void (*init)(void *base, void *ctx), void *ctx)
 {
-	char path[128], temp[160];
+	char path[128], proc[64];
 	void *p;
 	int fd, ret;
 
 	snprintf(path, sizeof(path), SHM_PREFIX "%s", name);
-	snprintf(temp, sizeof(temp), "%s.%ld.creating", path, (long)syscall(SYS_gettid));
-	fd = open(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* An unnamed file: nobody can open it, or guess its name, before it is complete. */
+	fd = open(SHM_DIR, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	/* umask cannot widen 0600, but a stale umask of 0 must not either. */
 	if (fchmod(fd, 0600) < 0 || ftruncate(fd, (off_t)size) < 0) {
 		ret = -errno;
-		goto fail_fd;
+		close(fd);
+		return ret;
 	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		goto fail_fd;
+		close(fd);
+		return ret;
 	}
-	close(fd);
 	init(p, ctx);
-	if (renameat2(AT_FDCWD, temp, AT_FDCWD, path, RENAME_NOREPLACE) < 0) {
-		ret = -errno;
+	/* linkat never replaces: an existing name is -EEXIST. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ret = linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+	close(fd);
+	if (ret) {
 		munmap(p, size);
-		unlink(temp);
 		return ret;
 	}
 	*base = p;
 	return 0;
-fail_fd:
-	close(fd);
-	unlink(temp);
-	return ret;
 }
 
 int ws_os_map_open(const char *name, void **base, size_t *size)
@@ -78,13 +81,21 @@ int ws_os_map_open(const char *name, void **base, size_t *size)
 	int fd, ret;
 
 	snprintf(path, sizeof(path), SHM_PREFIX "%s", name);
-	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		close(fd);
 		return ret;
+	}
+	/*
+	 * Only a file of ours that only we can write: another user's file could
+	 * be truncated under the mapping (SIGBUS) or handed to us prepared.
+	 */
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0600) {
+		close(fd);
+		return -EACCES;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ret = p == MAP_FAILED ? -errno : 0;
@@ -109,6 +120,7 @@ int ws_os_unlink(const char *name)
 	return unlink(path) < 0 ? -errno : 0;
 }
 
+static _Thread_local struct ws_thread thread_state __attribute__((tls_model("initial-exec")));
 /* 0 means unknown: after fork() the child must look its id up again. */
 static _Thread_local uint32_t cached_tid __attribute__((tls_model("initial-exec")));
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -132,10 +144,53 @@ uint32_t ws_os_thread_id(void)
 	return cached_tid;
 }
 
-bool ws_os_thread_alive(uint32_t tid)
+uint32_t ws_os_process_id(void)
 {
-	/* kill() finds any thread by its id; EPERM still means it exists. */
-	return kill((pid_t)tid, 0) == 0 || errno != ESRCH;
+	return (uint32_t)getpid();
+}
+
+struct ws_thread *ws_os_thread(void)
+{
+	return &thread_state;
+}
+
+struct ws_thread *ws_os_thread_peek(void)
+{
+	return &thread_state;
+}
+
+/* A head for threads that have none (glibc always registers one). */
+static _Thread_local struct {
+	void *prev; /* glibc keeps a prev link in front of its head: entries may write it */
+	struct robust_list_head head;
+} own_head;
+
+void *ws_os_robust_head(void)
+{
+	struct robust_list_head *head = NULL;
+	size_t len = 0;
+
+	if (syscall(SYS_get_robust_list, 0, &head, &len) < 0)
+		return NULL;
+	if (!head) {
+		own_head.head.list.next = &own_head.head.list;
+		own_head.head.futex_offset = ROBUST_FUTEX_OFFSET;
+		own_head.head.list_op_pending = NULL;
+		if (syscall(SYS_set_robust_list, &own_head.head, sizeof(own_head.head)) < 0)
+			return NULL;
+		head = &own_head.head;
+		len = sizeof(*head);
+	}
+	if (len != sizeof(*head) || head->futex_offset != ROBUST_FUTEX_OFFSET)
+		return NULL;
+	return head;
+}
+
+int ws_os_peek(const void *addr, void *out, size_t n)
+{
+	struct iovec local = { out, n }, remote = { (void *)addr, n };
+
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
 }
 
 int ws_os_clock_now(int clock, struct timespec *now)

@@ -2,11 +2,12 @@
 /*
  * The OS layer: the few host services the core needs besides the futex
  * calls.  One implementation per host: os/linux.c (libc) and, for the
- * Windows DLL under Wine, raw system calls.
+ * Windows DLL under Wine, os/wine.c (raw system calls).
  */
 #ifndef WINSYNC_OS_H
 #define WINSYNC_OS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,23 +26,61 @@ int ws_os_init(void);
 int ws_os_map_private(size_t size, void **base);
 /*
  * A new named shared mapping, mode 0600; -EEXIST if the name is taken.
- * init() fills it before other processes can open it: the mapping is built
- * under a temporary name and renamed into place without replacing.
+ * init() fills it before other processes can open it: the file is made
+ * unnamed (O_TMPFILE) and linked into place only once it is complete.
  */
 int ws_os_map_create(const char *name, size_t size, void **base,
 		     void (*init)(void *base, void *ctx), void *ctx);
-/* An existing named shared mapping; -ENOENT if the name is missing. */
+/*
+ * An existing named shared mapping; -ENOENT if the name is missing, -EACCES
+ * unless it is a regular file of the caller's with mode 0600.
+ */
 int ws_os_map_open(const char *name, void **base, size_t *size);
 void ws_os_unmap(void *base, size_t size);
 int ws_os_unlink(const char *name);
 
 /* The calling thread's kernel thread id, without a system call once known. */
 uint32_t ws_os_thread_id(void);
-/* False only when the thread certainly no longer exists. */
-bool ws_os_thread_alive(uint32_t tid);
+uint32_t ws_os_process_id(void);
+
+/*
+ * The calling thread's robust futex list head (struct robust_list_head), its
+ * futex_offset checked to be -32; NULL if it cannot be used.  Registers a
+ * head of winsync's own when the thread has none.
+ */
+void *ws_os_robust_head(void);
+
+/*
+ * Copies n bytes from addr in this process, or fails with -EFAULT instead of
+ * faulting: for checking list links read from shared memory before use.
+ */
+int ws_os_peek(const void *addr, void *out, size_t n);
 
 int ws_os_clock_now(int clock, struct timespec *now);
 const char *ws_os_getenv(const char *name);
+
+/* What winsync keeps per thread (os layers allocate it on first use). */
+#define WS_THREAD_CACHE 4
+struct ws_thread_cache {
+	uint64_t serial;          /* arena serial; 0 = empty */
+	uint32_t tid;             /* the thread that filled it (fork changes it) */
+	uint32_t record;
+};
+
+struct ws_thread {
+	volatile sig_atomic_t critical;  /* depth of critical sections */
+	volatile sig_atomic_t deferred;  /* a suspension waits for the way out */
+	struct ws_thread_cache cache[WS_THREAD_CACHE];
+	uint32_t cache_next;
+	uint32_t robust_tid;             /* the thread robust_head was looked up for */
+	void *robust_head;
+};
+
+/* This thread's state, or NULL if it cannot be had (out of memory). */
+struct ws_thread *ws_os_thread(void);
+/* The same if it exists already: async-signal-safe, never allocates. */
+struct ws_thread *ws_os_thread_peek(void);
+
 /* Hints the CPU that this is a spin-wait loop. */
 static inline void ws_os_relax(void)
 {

@@ -27,13 +27,15 @@
 #include "arch/x86_64/syscall.h"
 #include "os/wine-tls.h"
 
-#define LINUX_ESRCH 3
+/* glibc's robust mutexes put the list link 32 bytes after the lock word. */
+#define ROBUST_FUTEX_OFFSET (-32)
 
 enum host { HOST_UNKNOWN, HOST_WINE_LINUX, HOST_OTHER };
 
 static _Atomic int host = HOST_UNKNOWN;
-/* The TLS slot of the Linux thread id (os/wine-tls.h), allocated by ws_os_init. */
+/* TLS slots (os/wine-tls.h) of the Linux thread id and of struct ws_thread, from ws_os_init. */
 static DWORD tid_slot = TLS_OUT_OF_INDEXES;
+static DWORD thread_slot = TLS_OUT_OF_INDEXES;
 
 typedef const char *(CDECL *wine_get_version_fn)(void);
 typedef void (CDECL *wine_get_host_version_fn)(const char **sysname, const char **release);
@@ -73,6 +75,8 @@ int ws_os_init(void)
 		/* Racing first calls may both allocate: one slot is then unused. */
 		if (h == HOST_WINE_LINUX && tid_slot == TLS_OUT_OF_INDEXES)
 			tid_slot = TlsAlloc();
+		if (h == HOST_WINE_LINUX && thread_slot == TLS_OUT_OF_INDEXES)
+			thread_slot = TlsAlloc();
 		atomic_store_explicit(&host, h, memory_order_release);
 	}
 	return h == HOST_WINE_LINUX ? 0 : -ENOSYS;
@@ -129,9 +133,81 @@ uint32_t ws_os_thread_id(void)
 	return (uint32_t)tid;
 }
 
-bool ws_os_thread_alive(uint32_t tid)
+uint32_t ws_os_process_id(void)
 {
-	return ws_syscall2(WS_NR_kill, (long long)tid, 0) != -LINUX_ESRCH;
+	return (uint32_t)ws_syscall1(WS_NR_getpid, 0);
+}
+
+/* What winsync keeps per thread, and a robust list head for threads without one. */
+struct thread_block {
+	struct ws_thread state;
+	void *head_prev; /* glibc keeps a back link in front of its head: entries may write it */
+	struct {
+		void *next;
+		long long futex_offset;
+		void *list_op_pending;
+	} head;
+};
+
+struct ws_thread *ws_os_thread(void)
+{
+	struct thread_block *b = ws_wine_tls_get(thread_slot);
+
+	if (!b && thread_slot != TLS_OUT_OF_INDEXES) {
+		b = calloc(1, sizeof(*b));
+		ws_wine_tls_set(thread_slot, b);
+	}
+	return b ? &b->state : NULL;
+}
+
+struct ws_thread *ws_os_thread_peek(void)
+{
+	struct thread_block *b = ws_wine_tls_get(thread_slot);
+
+	return b ? &b->state : NULL;
+}
+
+void *ws_os_robust_head(void)
+{
+	struct thread_block *b = (struct thread_block *)ws_os_thread();
+	struct {
+		void *next;
+		long long futex_offset;
+		void *list_op_pending;
+	} *head = NULL;
+	long long len = 0;
+
+	if (!b)
+		return NULL;
+	if (ws_syscall3(WS_NR_get_robust_list, 0, (long long)(uintptr_t)&head,
+			(long long)(uintptr_t)&len) < 0)
+		return NULL;
+	if (!head) {
+		/* Wine's threads are pthreads, which have one: this is for the exception. */
+		b->head.next = &b->head;
+		b->head.futex_offset = ROBUST_FUTEX_OFFSET;
+		if (ws_syscall2(WS_NR_set_robust_list, (long long)(uintptr_t)&b->head,
+				sizeof(b->head)) < 0)
+			return NULL;
+		head = (void *)&b->head;
+		len = sizeof(b->head);
+	}
+	if (len != sizeof(*head) || head->futex_offset != ROBUST_FUTEX_OFFSET)
+		return NULL;
+	return head;
+}
+
+int ws_os_peek(const void *addr, void *out, size_t n)
+{
+	struct {
+		void *base;
+		unsigned long long len;
+	} local = { out, n }, remote = { (void *)addr, n };
+	long long ret = ws_syscall6(WS_NR_process_vm_readv, ws_syscall1(WS_NR_getpid, 0),
+				    (long long)(uintptr_t)&local, 1, (long long)(uintptr_t)&remote,
+				    1, 0);
+
+	return ret == (long long)n ? 0 : -EFAULT;
 }
 
 int ws_os_clock_now(int clock, struct timespec *now)

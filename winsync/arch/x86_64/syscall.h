@@ -23,6 +23,9 @@
 #define WS_NR_clock_gettime   228
 #define WS_NR_openat          257
 #define WS_NR_unlinkat        263
+#define WS_NR_set_robust_list 273
+#define WS_NR_get_robust_list 274
+#define WS_NR_process_vm_readv 310
 #define WS_NR_renameat2       316
 #define WS_NR_futex_waitv     449
 

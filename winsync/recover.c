@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "recover.h"
+
+#include "queue.h"
+#include "reap.h"
+#include "stats.h"
+#include "txn.h"
+
+/* A pulse ends with its event unsignaled, whatever happened on the way. */
+static void end_pulse(struct ws_crit *c, uint32_t slot)
+{
+	struct ws_object *obj = &c->arena->objects[slot];
+	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
+
+	if (ws_head_type(head) == WS_TYPE_EVENT)
+		ws_head_write(obj, ws_head_tag(head), 0);
+}
+
+void ws_recover(struct ws_crit *c)
+{
+	struct ws_log *log = c->log;
+	uint32_t op = log->op, slot = log->op_slot, done = log->op_done;
+	bool dead = false;
+
+	ws_log_replay(c);
+	ws_stat_add(WS_STAT_RECOVERIES);
+	/* The operation it was in, finished: its own object is still locked. */
+	switch (op) {
+	case WS_OP_SIGNAL:
+		if (slot < c->arena->slots && ws_obj_lock(c, slot) >= 0)
+			ws_settle(c, slot, WS_SETTLE_SIGNAL, &dead);
+		ws_op_end(c);
+		break;
+	case WS_OP_PULSE_ONE:
+	case WS_OP_PULSE_ALL:
+		if (slot < c->arena->slots && ws_obj_lock(c, slot) >= 0) {
+			if (op == WS_OP_PULSE_ALL || done == 0)
+				ws_settle(c, slot,
+					  op == WS_OP_PULSE_ALL ? WS_SETTLE_PULSE_ALL
+								: WS_SETTLE_PULSE_ONE,
+					  &dead);
+			end_pulse(c, slot);
+		}
+		ws_op_end(c);
+		break;
+	case WS_OP_OWNER_DIED:
+		ws_op_end(c);
+		ws_owner_died_locked(c, slot);
+		break;
+	default:
+		ws_op_end(c);
+		break;
+	}
+	/* The dead holder itself, and whoever else died. */
+	ws_reap_dead(c);
+}

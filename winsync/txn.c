@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "txn.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "futex.h"
+#include "thread.h"
+
+/* record.wake once the wait has been handed something (0 while it sleeps). */
+#define WS_WAKE_DONE WS_FUTEX_OWNER_DIED
+
+static uint32_t log_state(struct ws_log *log)
+{
+	return atomic_load_explicit(&log->state, memory_order_acquire);
+}
+
+static void set_log_state(struct ws_log *log, uint32_t state)
+{
+	atomic_store_explicit(&log->state, state, memory_order_release);
+}
+
+/* The operation's own object, kept locked across its transactions. */
+static bool has_primary(const struct ws_log *log)
+{
+	return log->op == WS_OP_SIGNAL || log->op == WS_OP_PULSE_ONE || log->op == WS_OP_PULSE_ALL;
+}
+
+void ws_op_begin(struct ws_crit *c, enum ws_op op, uint32_t slot)
+{
+	struct ws_log *log = c->log;
+
+	log->op = op;
+	log->op_slot = slot;
+	log->op_done = 0;
+	log->locked_count = 0;
+	log->undo_count = 0;
+	log->claim_record = 0;
+	c->error = 0;
+	set_log_state(log, WS_LOG_ACTIVE);
+}
+
+void ws_op_progress(struct ws_crit *c)
+{
+	c->log->op_done++;
+}
+
+static uint32_t head_tag(struct ws_object *obj)
+{
+	return ws_head_tag(atomic_load_explicit(&obj->head, memory_order_acquire));
+}
+
+static void clear_locked(struct ws_object *obj)
+{
+	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
+
+	if (ws_head_tag(head) & WS_HEAD_LOCKED)
+		atomic_store_explicit(&obj->head, head & ~((uint64_t)WS_HEAD_LOCKED << 32),
+				      memory_order_release);
+}
+
+int ws_obj_lock(struct ws_crit *c, uint32_t slot)
+{
+	struct ws_log *log = c->log;
+	ws_arena *arena = c->arena;
+	struct ws_object *obj;
+	struct ws_log_locked *e;
+	uint32_t n = log->locked_count;
+
+	if (slot >= arena->slots || n > WS_LOG_LOCKED)
+		return c->error = -EUCLEAN;
+	for (uint32_t i = 0; i < n; i++)
+		if (log->locked[i].slot == slot && !log->locked[i].released)
+			return 0;
+	if (n == WS_LOG_LOCKED)
+		return c->error = -EUCLEAN;
+	obj = &arena->objects[slot];
+	e = &log->locked[n];
+	for (;;) {
+		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
+
+		/* Only the lock holder sets LOCKED, and it is not on our list. */
+		if (ws_head_tag(head) & WS_HEAD_LOCKED)
+			return c->error = -EUCLEAN;
+		e->slot = slot;
+		e->released = 0;
+		e->head = head;
+		e->aux = ws_get(&obj->aux);
+		e->queue_head = obj->queue_head;
+		e->queue_tail = obj->queue_tail;
+		e->queued = obj->queued;
+		e->next_free = obj->next_free;
+		e->closed = obj->closed;
+		/* Listed before it is locked: recovery restores only what is LOCKED. */
+		atomic_signal_fence(memory_order_seq_cst);
+		log->locked_count = n + 1;
+		if (atomic_compare_exchange_strong_explicit(&obj->head, &head,
+							    head | (uint64_t)WS_HEAD_LOCKED << 32,
+							    memory_order_acq_rel,
+							    memory_order_acquire))
+			return 1;
+		/* An uncontended path changed it meanwhile: snapshot again. */
+	}
+}
+
+static struct ws_log_locked *held_entry(struct ws_log *log, uint32_t slot)
+{
+	for (uint32_t i = 0; i < log->locked_count && i < WS_LOG_LOCKED; i++)
+		if (log->locked[i].slot == slot && !log->locked[i].released)
+			return &log->locked[i];
+	return NULL;
+}
+
+static void release_entry(ws_arena *arena, struct ws_log_locked *e)
+{
+	e->released = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	clear_locked(&arena->objects[e->slot]);
+}
+
+void ws_obj_release(struct ws_crit *c, uint32_t slot)
+{
+	struct ws_log_locked *e = held_entry(c->log, slot);
+
+	if (e && !(has_primary(c->log) && slot == c->log->op_slot))
+		release_entry(c->arena, e);
+}
+
+void ws_head_write(struct ws_object *obj, uint32_t tag, uint32_t value)
+{
+	atomic_store_explicit(&obj->head, ws_make_head(tag | WS_HEAD_LOCKED, value),
+			      memory_order_release);
+}
+
+static bool cell_ok(ws_arena *arena, uint32_t offset)
+{
+	return offset % 4 == 0 && (uint64_t)offset + 4 <= arena->size;
+}
+
+void ws_store(struct ws_crit *c, void *cell, uint32_t value)
+{
+	struct ws_log *log = c->log;
+	uint32_t n = log->undo_count;
+	uint32_t offset = (uint32_t)((char *)cell - c->arena->base);
+	_Atomic uint32_t *word = cell;
+
+	if (n >= WS_LOG_UNDO || !cell_ok(c->arena, offset)) {
+		c->error = -EUCLEAN;
+		return;
+	}
+	log->undo[n].offset = offset;
+	log->undo[n].old = atomic_load_explicit(word, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	log->undo_count = n + 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(word, value, memory_order_relaxed);
+}
+
+void ws_hand(struct ws_crit *c, uint32_t record, uint32_t state)
+{
+	if (c->log->claim_record) {
+		c->error = -EUCLEAN;
+		return;
+	}
+	c->log->claim_state = state;
+	c->log->claim_record = record + 1;
+}
+
+bool ws_hand_pending(const struct ws_crit *c)
+{
+	return c->log->claim_record != 0;
+}
+
+/*
+ * Gives the named waiter its object and wakes it.  The robust list's pending
+ * entry points at the waiter's `wake` word meanwhile: if we die anywhere in
+ * here, the kernel wakes the waiter, which then finds the lock holder dead
+ * and finishes this from the log.
+ */
+static void apply_hand(struct ws_crit *c)
+{
+	struct ws_log *log = c->log;
+	uint32_t r = log->claim_record;
+	struct robust_head *head = c->robust_head;
+	struct ws_record *rec;
+	void *saved = NULL;
+
+	if (!r || r > c->arena->records_count)
+		return;
+	rec = &c->arena->records[r - 1];
+	if (head) {
+		saved = head->list_op_pending;
+		head->list_op_pending = (char *)&rec->wake + WS_ROBUST_FUTEX_OFFSET;
+		atomic_signal_fence(memory_order_seq_cst);
+	}
+	atomic_store_explicit(&rec->state, log->claim_state, memory_order_release);
+	atomic_store_explicit(&rec->wake, WS_WAKE_DONE, memory_order_release);
+	ws_futex_wake(&rec->wake, 1, true);
+	if (head) {
+		atomic_signal_fence(memory_order_seq_cst);
+		head->list_op_pending = saved;
+	}
+}
+
+#define NO_SLOT UINT32_MAX
+
+/* The operation's own object if it has one and it is locked. */
+static uint32_t primary_of(const struct ws_log *log)
+{
+	return has_primary(log) ? log->op_slot : NO_SLOT;
+}
+
+/*
+ * Undoes the transaction: cells in reverse, then every object it locked
+ * back to its snapshot, unlocked, but for `keep` (the operation goes on).
+ */
+static void undo(struct ws_crit *c, uint32_t keep)
+{
+	struct ws_log *log = c->log;
+	ws_arena *arena = c->arena;
+	uint32_t cells = log->undo_count, locked = log->locked_count;
+
+	if (cells > WS_LOG_UNDO)
+		cells = WS_LOG_UNDO;
+	if (locked > WS_LOG_LOCKED)
+		locked = WS_LOG_LOCKED;
+	while (cells--) {
+		struct ws_log_undo *u = &log->undo[cells];
+
+		if (cell_ok(arena, u->offset))
+			atomic_store_explicit((_Atomic uint32_t *)(arena->base + u->offset), u->old,
+					      memory_order_relaxed);
+	}
+	while (locked--) {
+		struct ws_log_locked *e = &log->locked[locked];
+		struct ws_object *obj;
+
+		if (e->slot >= arena->slots)
+			continue;
+		obj = &arena->objects[e->slot];
+		if (!(head_tag(obj) & WS_HEAD_LOCKED))
+			continue;
+		if (e->released) {
+			clear_locked(obj);
+			continue;
+		}
+		ws_put(&obj->aux, e->aux);
+		obj->queue_head = e->queue_head;
+		obj->queue_tail = e->queue_tail;
+		obj->queued = e->queued;
+		obj->next_free = e->next_free;
+		obj->closed = e->closed;
+		atomic_store_explicit(&obj->head,
+				      e->slot == keep ? e->head | (uint64_t)WS_HEAD_LOCKED << 32
+						      : e->head,
+				      memory_order_release);
+	}
+	log->undo_count = 0;
+	log->claim_record = 0;
+}
+
+/*
+ * After a commit (or a replay): only the kept object stays on the list,
+ * its snapshot now the state as committed.
+ */
+static void keep_only(struct ws_crit *c, uint32_t keep)
+{
+	struct ws_log *log = c->log;
+	uint32_t kept = 0, n = log->locked_count;
+
+	if (n > WS_LOG_LOCKED)
+		n = WS_LOG_LOCKED;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ws_log_locked *e = &log->locked[i];
+
+		if (e->released || e->slot >= c->arena->slots)
+			continue;
+		if (e->slot != keep) {
+			release_entry(c->arena, e);
+			continue;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct ws_log_locked *e = &log->locked[i];
+		struct ws_object *obj;
+
+		if (e->released || e->slot != keep)
+			continue;
+		obj = &c->arena->objects[e->slot];
+		e->head = atomic_load_explicit(&obj->head, memory_order_relaxed) &
+			  ~((uint64_t)WS_HEAD_LOCKED << 32);
+		e->aux = ws_get(&obj->aux);
+		e->queue_head = obj->queue_head;
+		e->queue_tail = obj->queue_tail;
+		e->queued = obj->queued;
+		e->next_free = obj->next_free;
+		e->closed = obj->closed;
+		log->locked[kept++] = *e;
+		break;
+	}
+	log->locked_count = kept;
+	log->undo_count = 0;
+	log->claim_record = 0;
+}
+
+int ws_commit(struct ws_crit *c)
+{
+	struct ws_log *log = c->log;
+
+	if (c->error) {
+		int error = c->error;
+
+		undo(c, NO_SLOT);
+		log->locked_count = 0;
+		return error;
+	}
+	set_log_state(log, WS_LOG_COMMITTED);
+	apply_hand(c);
+	keep_only(c, primary_of(log));
+	set_log_state(log, WS_LOG_ACTIVE);
+	return 0;
+}
+
+void ws_op_end(struct ws_crit *c)
+{
+	ws_commit(c);
+	keep_only(c, NO_SLOT);
+	set_log_state(c->log, WS_LOG_IDLE);
+}
+
+void ws_log_replay(struct ws_crit *c)
+{
+	struct ws_log *log = c->log;
+	uint32_t keep = primary_of(log);
+
+	switch (log_state(log)) {
+	case WS_LOG_ACTIVE:
+		undo(c, keep);
+		keep_only(c, keep);
+		break;
+	case WS_LOG_COMMITTED:
+		apply_hand(c);
+		keep_only(c, keep);
+		set_log_state(log, WS_LOG_ACTIVE);
+		break;
+	default:
+		/* Idle, or a state nobody writes: nothing can be trusted to redo. */
+		log->locked_count = 0;
+		log->undo_count = 0;
+		log->claim_record = 0;
+		set_log_state(log, WS_LOG_IDLE);
+		break;
+	}
+	c->error = 0;
+}
