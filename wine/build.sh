@@ -143,6 +143,8 @@ log "preparing the tree: tests back in configure.ac, generated files"
 		die "could not re-enable the kernel32 and ntdll tests in configure.ac"
 	sed -i '/generated\.c/d' dlls/kernel32/tests/Makefile.in dlls/ntdll/tests/Makefile.in
 	cp /usr/share/autoconf/build-aux/config.sub /usr/share/autoconf/build-aux/config.guess tools/
+	# The core's API, which the patched server and ntdll include (they dlopen the library).
+	cp "$repo/include/winsync.h" include/
 	# The server protocol (make_requests fills in Debian's emptied files).
 	./debian/scripts/generate server/trace.generated make_requests
 	./debian/scripts/generate server/request.generated make_requests
