@@ -170,14 +170,20 @@ log "preparing the tree: tests back in configure.ac, generated files"
 
 # --- configure and build -------------------------------------------------------
 mkdir -p "$obj"
-log "configure (about 1 minute; log: $obj/configure.log)"
-(cd "$obj" && nice "$src/configure" --enable-win64 --with-mingw --enable-tests \
-	--without-x --without-freetype --without-gnutls --without-oss --without-sane \
-	--without-netapi --without-cups --without-gstreamer --without-pulse --without-alsa \
-	--without-vulkan --without-opengl --without-capi --without-krb5 --without-gssapi \
-	--without-usb --without-v4l2 --without-sdl --without-udev --without-dbus \
-	--without-pcap) >"$obj/configure.log" 2>&1 ||
-	{ tail -20 "$obj/configure.log" >&2; die "configure failed"; }
+flags=(--enable-win64 --with-mingw --enable-tests
+	--without-x --without-freetype --without-gnutls --without-oss --without-sane
+	--without-netapi --without-cups --without-gstreamer --without-pulse --without-alsa
+	--without-vulkan --without-opengl --without-capi --without-krb5 --without-gssapi
+	--without-usb --without-v4l2 --without-sdl --without-udev --without-dbus
+	--without-pcap)
+# configure's checks depend on the source version, the flags and the system:
+# their results are cached across patch changes (config.cache, -C).
+ccache=$cache/configure/$srcver-$(echo "${flags[*]} $(dpkg-query -W -f='${Version}' gcc gcc-mingw-w64-x86-64 libc6-dev)" |
+	sha256sum | cut -c1-12).cache
+mkdir -p "$cache/configure"
+log "configure (about 1 minute, less with $(basename "$ccache"); log: $obj/configure.log)"
+(cd "$obj" && nice "$src/configure" --cache-file="$ccache" "${flags[@]}") >"$obj/configure.log" 2>&1 ||
+	{ rm -f "$ccache"; tail -20 "$obj/configure.log" >&2; die "configure failed"; }
 
 jobs=$(($(nproc) + 1))
 mk() {
