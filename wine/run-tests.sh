@@ -73,7 +73,8 @@ summary=$(awk -v unit="$unit" '
 read -r processes executed failures skipped todo <<<"$summary"
 if [[ -n $program ]]; then
 	# "22 passed, 0 failed"
-	summary=$(awk '/^[0-9]+ passed, [0-9]+ failed$/ { p = $1; f = $3; n++ } END { printf "%d %d %d\n", n, p + f, f }' "$log")
+	summary=$(awk '{ sub(/\r$/, "") } /^[0-9]+ passed, [0-9]+ failed$/ { p = $1; f = $3; n++ }
+		END { printf "%d %d %d\n", n, p + f, f }' "$log")
 	read -r processes executed failures <<<"$summary"
 fi
 stats=$(awk '/^winsync: process [0-9a-f]+: [0-9]+ calls in process/ {

@@ -146,7 +146,8 @@ static DWORD WINAPI busy(void *arg)
 		WaitForSingleObject(busy_event, 0);
 		ReleaseSemaphore(busy_sem, 1, NULL);
 		WaitForSingleObject(busy_sem, 0);
-		if (WaitForSingleObject(busy_mutex, 1000) == WAIT_OBJECT_0)
+		/* only the suspended one takes the mutex: the other must never wait for it */
+		if (i == 0 && WaitForSingleObject(busy_mutex, 1000) == WAIT_OBJECT_0)
 			ReleaseMutex(busy_mutex);
 		InterlockedIncrement(&busy_ops[i]);
 	}
