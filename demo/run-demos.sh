@@ -122,7 +122,7 @@ need() {
 # (d): Wine's own ntdll and wineserver with the winsync backend (wine/run.sh).
 run_hybrid() {
   local stdout="$1"; shift
-  timeout 900 "$here/../wine/run.sh" --on --stats --lib "$build/winsync/libwinsync.so.0" -- "$@" \
+  timeout 900 "$here/../wine/run.sh" --on --stats --persist --lib "$build/winsync/libwinsync.so.0" -- "$@" \
     </dev/null >"$stdout" 2>"$stdout.err"
 }
 
@@ -217,7 +217,7 @@ fi
 make_prefix
 # One wineserver for the whole run (it ends 60 s after its last program).
 wineserver -p60 2>/dev/null || true  # already running: fine
-trap 'wineserver -k 2>/dev/null || true' EXIT
+trap 'wineserver -k 2>/dev/null || true; [[ $hybrid == 0 ]] || "$here/../wine/run.sh" --on --lib "$build/winsync/libwinsync.so.0" --kill' EXIT
 
 # winsync.dll must pass its Wine check here, and refuse cleanly when forced to fail.
 wine_check() {
@@ -289,7 +289,8 @@ for demo in "${demos[@]}"; do
 done
 # (d) must have run on the backend: its processes print their counters (--stats).
 if [[ $hybrid == 1 ]]; then
-  calls=$(cat "$out"/*.d.txt.err 2>/dev/null | awk '/^winsync: process .* calls in process/ {s += $4} END {print s + 0}')
+  calls=$(for demo in "${demos[@]}"; do cat "$out/$demo.d.txt.err"; done 2>/dev/null |
+    awk '/^winsync: process .* calls in process/ {s += $4} END {print s + 0}')
   if [[ $calls -gt 0 ]]; then
     pass "(d)" "kernel32 programs on the winsync backend: $calls sync calls served in process"
   else

@@ -13,6 +13,10 @@
 #     --stats        print the backend's counters of every process at its end
 #                    (WINEWINSYNC_STATS=1) on stderr
 #     --prefix-only  only create the prefix
+#     --persist      leave the wineserver running (started with -p60 if none
+#                    runs) instead of waiting for it to exit: for many short
+#                    runs in one mode; --kill stops it
+#     --kill         only stop the prefix's wineserver
 #
 # PROGRAM is a Windows program (path on the host) or a Wine program name.
 # The output goes where run.sh's goes; the exit status is the program's.
@@ -32,6 +36,8 @@ lib="${WINEWINSYNC_LIBRARY:-}"
 tree=""
 stats=0
 prefix_only=0
+persist=0
+kill=0
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--on) mode=on; shift ;;
@@ -41,12 +47,14 @@ while [[ $# -gt 0 ]]; do
 	--tree) tree=$2; shift 2 ;;
 	--stats) stats=1; shift ;;
 	--prefix-only) prefix_only=1; shift ;;
+	--persist) persist=1; shift ;;
+	--kill) kill=1; shift ;;
 	--) shift; break ;;
 	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "wine/run.sh: unknown argument '$1' (the program goes after --)" >&2; exit 2 ;;
 	esac
 done
-[[ $# -gt 0 || $prefix_only == 1 ]] || { echo "wine/run.sh: no program given" >&2; exit 2; }
+[[ $# -gt 0 || $prefix_only == 1 || $kill == 1 ]] || { echo "wine/run.sh: no program given" >&2; exit 2; }
 
 cache=$(ws_cache_dir)/wine
 tree=${tree:-$("$here/build.sh" --print-dir)}
@@ -73,6 +81,10 @@ fi
 if [[ $stats == 1 ]]; then export WINEWINSYNC_STATS=1; else unset WINEWINSYNC_STATS; fi
 wine=$tree/loader/wine64
 server=$tree/server/wineserver
+if [[ $kill == 1 ]]; then
+	"$server" -k 2>/dev/null || true
+	exit 0
+fi
 
 if [[ ! -f $prefix/system.reg ]]; then
 	mkdir -p "$(dirname "$prefix")"
@@ -93,7 +105,10 @@ if [[ ! -f $prefix/system.reg ]]; then
 fi
 [[ $prefix_only == 0 ]] || exit 0
 
+# With --persist the first run starts a server that outlives it (an error
+# when one runs already: that one is used).
+[[ $persist == 0 ]] || "$server" -p60 2>/dev/null || true
 status=0
 "$wine" "$@" || status=$?
-"$server" -w || true
+[[ $persist == 1 ]] || "$server" -w || true
 exit "$status"
