@@ -127,7 +127,7 @@ if [[ ${#patches[@]} -gt 0 ]]; then
 		(cd "$src" && git am --show-current-patch=diff | head -40) >&2 || true
 		die "git am failed: the series does not apply to wine $srcver"
 	fi
-	(cd "$src" && git log --format='  %h %s' | head -n "${#patches[@]}")
+	(cd "$src" && git log --format='  %h %s' -n "${#patches[@]}")
 fi
 
 # --- generated files -----------------------------------------------------------
