@@ -63,7 +63,8 @@ srcver=$(dpkg-query -W -f='${Version}' wine64)
 wine_libdir=/usr/lib/x86_64-linux-gnu/wine
 [[ -f $wine_libdir/x86_64-windows/kernel32.dll ]] || die "no installed 64-bit Wine in $wine_libdir"
 
-mapfile -t patches < <(find "$here/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' 2>/dev/null | sort)
+mapfile -t patches < <(find "$here/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	! -name '0000-*' 2>/dev/null | sort)
 key=$( {
 	echo "wine=$srcver"
 	cat "$here/build.sh" "$repo/include/winsync.h"
