@@ -91,7 +91,7 @@ typedef DWORD (WINAPI *LPTHREAD_START_ROUTINE)(LPVOID lpThreadParameter);
 #define ERROR_NOT_OWNER         288u
 #define ERROR_TOO_MANY_POSTS    298u
 #define ERROR_FILE_CORRUPT      1392u
-#define ERROR_TOO_MANY_THREADS  565u
+#define ERROR_TOO_MANY_TCBS     155u
 
 #define CreateEvent     CreateEventA
 #define CreateMutex     CreateMutexA

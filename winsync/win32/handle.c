@@ -196,7 +196,7 @@ DWORD ws32_error_of(int err)
 	case -EUCLEAN:
 		return ERROR_FILE_CORRUPT;
 	case -EUSERS:
-		return ERROR_TOO_MANY_THREADS;
+		return ERROR_TOO_MANY_TCBS;
 	case -ENOSPC:
 	case -ENOMEM:
 	case -EAGAIN:
