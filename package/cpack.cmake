@@ -1,0 +1,41 @@
+# Debian packages of the install components (cmake/install.cmake):
+#   libwinsync0     runtime: the shared libraries
+#   libwinsync-dev  development: headers, .so links, CMake package, .pc
+#                   files, man pages; depends on libwinsync0 of its version
+#   cpack -G DEB (in the build tree), or cpack --config BUILD/CPackConfig.cmake
+# The libraries go to ${CMAKE_INSTALL_LIBDIR} under /usr: configure with
+# -DCMAKE_INSTALL_PREFIX=/usr (the `package` preset) for Debian's multiarch
+# directory.
+if(CMAKE_SYSTEM_NAME STREQUAL "Windows")
+  return()
+endif()
+
+set(CPACK_PACKAGE_NAME winsync)
+set(CPACK_PACKAGE_VENDOR winsync)
+set(CPACK_PACKAGE_CONTACT "winsync maintainers <maintainers@winsync.invalid>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Windows NT synchronization objects for Linux")
+set(CPACK_PACKAGE_DESCRIPTION "Events, mutexes, semaphores and WaitForMultipleObjects-style \
+waits with exact NT semantics, in a shared-memory arena on Linux futexes \
+(futex_waitv), for Wine and Proton.")
+set(CPACK_RESOURCE_FILE_README ${PROJECT_SOURCE_DIR}/README.md)
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_COMPONENTS_ALL runtime development)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME libwinsync0)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
+# Depends: from dpkg-shlibdeps (libc6); a shlibs file and the ldconfig trigger.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
+
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libwinsync-dev)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
+set(CPACK_COMPONENT_DEVELOPMENT_DEPENDS runtime)
+set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
+set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SUGGESTS "pkg-config, cmake")
+
+include(CPack)
