@@ -27,10 +27,17 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME libwinsync0)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
-# Depends: from dpkg-shlibdeps (libc6); a shlibs file and the ldconfig trigger.
+# Depends: from dpkg-shlibdeps (libc6).  The control files of package/deb/:
+# shlibs, and the ldconfig trigger instead of CPack's maintainer scripts
+# that run ldconfig themselves (under dpkg --root, on the host).
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA)
+foreach(file shlibs triggers postinst postrm)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/deb/${file}.in
+    ${CMAKE_BINARY_DIR}/package/deb/${file} @ONLY)
+  list(APPEND CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/package/deb/${file})
+endforeach()
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME libwinsync-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
