@@ -69,7 +69,7 @@ done
 root=$work/root
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"
 : >"$root/var/lib/dpkg/available"
-deps=$(field "$runtime" Depends | tr ',|' '\n\n' | sed 's/(.*)//; s/ //g' | sort -u)
+deps=$(field "$runtime" Depends | tr ',|' '\n' | sed 's/(.*)//; s/ //g' | sort -u)
 for dep in $deps; do
   dpkg-query -s "$dep" || fail "$dep, a dependency of libwinsync0, is not installed here"
   echo
