@@ -184,9 +184,19 @@ if [[ $mode == all ]]; then
   done
 fi
 make_prefix
-# One wineserver for the whole run (it ends 60 s after its last program).
+# Every run on this prefix (other build trees, other users of the cache, the
+# guest aside) shares its one wineserver.  Killing it under a running program
+# ends that program with status 1, or 0 with its output cut short, and no
+# message: so each run holds a shared lock while it runs, and only the last
+# one out stops the server.  Otherwise it ends 60 s after its last program.
+exec 8>"$prefix.runs.lock"
+flock -s 8
 wineserver -p60 2>/dev/null || true  # already running: fine
-trap 'wineserver -k 2>/dev/null || true' EXIT
+stop_wineserver() {
+  # Turning the shared lock exclusive fails while another run holds one.
+  if flock -x -n 8; then wineserver -k 2>/dev/null || true; fi
+}
+trap stop_wineserver EXIT
 
 # winsync.dll must pass its Wine check here, and refuse cleanly when forced to fail.
 wine_check() {
