@@ -7,9 +7,7 @@
 # The CPack packages (package/cpack.cmake) are these components.
 include(CMakePackageConfigHelpers)
 
-set(WINSYNC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/winsync
-  CACHE STRING "where the CMake package goes, relative to the prefix")
-mark_as_advanced(WINSYNC_CMAKE_DIR)
+set(WINSYNC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/winsync)
 
 install(TARGETS winsync winsync-win32 EXPORT winsyncTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime

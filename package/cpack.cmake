@@ -32,6 +32,10 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
 # that run ldconfig themselves (under dpkg --root, on the host).
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA)
+# Programs built on 0.N need 0.N: the soname stays 0 until 1.0, and a new
+# minor version may change the ABI (as the CMake version file says).
+math(EXPR next_minor "${PROJECT_VERSION_MINOR} + 1")
+set(WINSYNC_ABI_END ${PROJECT_VERSION_MAJOR}.${next_minor})
 foreach(file shlibs triggers postinst postrm)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/deb/${file}.in
     ${CMAKE_BINARY_DIR}/package/deb/${file} @ONLY)
