@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh core wine
+scripts/deps.sh core wine kernel docs package
 jobs=$(nproc)
 
 step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
