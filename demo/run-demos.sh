@@ -15,8 +15,8 @@
 #     --build DIR    the native CMake build tree (default: build/default);
 #                    (c) in DIR/demo, (a), (b) and winsync.dll in DIR/mingw/bin
 #     --prefix DIR   the Wine prefix, created if missing (default:
-#                    $WINSYNC_CACHE/wineprefix; WINSYNC_CACHE defaults to
-#                    ~/.cache/winsync, or /var/cache/winsync without HOME)
+#                    wineprefix in the cache of scripts/lib.sh, ws_cache_dir:
+#                    $WINSYNC_CACHE, else ~/.cache/winsync, ...)
 #     --out DIR      where outputs go (default: DIR/demo-output)
 #     --bench-ms N   how long each benchmark round runs (default 500; 3 rounds)
 #     --hybrid       also (d): the kernel32 programs on Wine with the winsync
@@ -28,6 +28,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../scripts/lib.sh
+source "$here/../scripts/lib.sh"
 build="$here/../build/default"
 prefix=""
 out=""
@@ -56,13 +58,7 @@ mingw="$build/mingw/bin"
 out="${out:-$build/demo-output}"
 # A read-only build tree (as a guest may see a host directory): outputs go to /tmp.
 if ! mkdir -p "$out" 2>/dev/null || [[ ! -w "$out" ]]; then out=$(mktemp -d /tmp/demo-output.XXXXXX); fi
-if [[ -z "$prefix" ]]; then
-  if [[ -n "${WINSYNC_CACHE:-}" ]]; then cache="$WINSYNC_CACHE"
-  elif [[ -n "${XDG_CACHE_HOME:-}" ]]; then cache="$XDG_CACHE_HOME/winsync"
-  elif [[ -n "${HOME:-}" ]]; then cache="$HOME/.cache/winsync"
-  else cache=/var/cache/winsync; fi
-  prefix="$cache/wineprefix"
-fi
+prefix="${prefix:-$(ws_cache_dir)/wineprefix}"
 
 demos=(prodcons workers philosophers abandon pulse semantics)
 where="host"
@@ -171,18 +167,13 @@ variant() {
     hybrid) run_hybrid "$file" "$@" || status=$? ;;
     *) run_native "$file" "$@" || status=$? ;;
   esac
-  # Wine itself, rarely, ended a kernel32 program (a) with status 1 before
-  # it printed a failure (seen once, not reproduced): say so and run it once
-  # more.  A demo's own failure, and any failure on winsync, is final.
-  if [[ $kind == wine && $tag == a && $status -ne 0 ]] && ! grep -q '^FAILED' "$file"; then
-    printf '  %-13s note: (%s) exited with status %d and no demo failure; running it again\n' \
-      "$demo" "$tag" "$status"
-    status=0
-    run_wine "$file" "$@" || status=$?
-  fi
+  # Every failure is final, with its output and log: no second run hides a flake.
   if [[ $status -ne 0 ]]; then
     fail "$demo" "($tag) exited with status $status"
-    cat "$file" "$file.err" | tail -20 | sed 's/^/      /'
+    echo "      -- stdout ($file):"
+    tail -20 "$file" | sed 's/^/      /'
+    echo "      -- stderr ($file.err):"
+    tail -40 "$file.err" | sed 's/^/      /'
     return 1
   fi
 }
@@ -215,9 +206,23 @@ if [[ $mode == all ]]; then
   done
 fi
 make_prefix
-# One wineserver for the whole run (it ends 60 s after its last program).
+# Every run on this prefix (other build trees, other users of the cache, the
+# guest aside) shares its one wineserver.  Killing it under a running program
+# ends that program with status 1, or 0 with its output cut short, and no
+# message: so each run holds a shared lock while it runs, and only the last
+# one out stops the server.  Otherwise it ends 60 s after its last program.
+exec 8>"$prefix.runs.lock"
+flock -s 8
 wineserver -p60 2>/dev/null || true  # already running: fine
-trap 'wineserver -k 2>/dev/null || true; [[ $hybrid == 0 ]] || "$here/../wine/run.sh" --on --lib "$build/winsync/libwinsync.so.0" --kill' EXIT
+stop_wineserver() {
+  # Turning the shared lock exclusive fails while another run holds one.
+  if flock -x -n 8; then
+    wineserver -k 2>/dev/null || true
+    # (d)'s server too (wine/run.sh --persist), under the same rule
+    [[ $hybrid == 0 ]] || "$here/../wine/run.sh" --on --lib "$build/winsync/libwinsync.so.0" --kill
+  fi
+}
+trap stop_wineserver EXIT
 
 # winsync.dll must pass its Wine check here, and refuse cleanly when forced to fail.
 wine_check() {

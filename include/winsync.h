@@ -37,6 +37,7 @@
 #define WINSYNC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -163,6 +164,12 @@ struct ws_wait {
 	uint32_t flags;                  /* WS_WAIT_REALTIME */
 	const struct timespec *deadline; /* absolute; NULL waits forever; a past deadline only polls */
 };
+/*
+ * The deadline bounds the wait for the objects.  Any call may also wait for
+ * another thread's critical section (a few microseconds while that thread
+ * runs, never past a thread that died: its work is taken over), unless the
+ * arena is WS_ARENA_NONBLOCK.
+ */
 
 /*
  * Acquires the lowest-index signaled object and sets *index to it, or to
@@ -195,12 +202,22 @@ WS_API void ws_set_suspend_hook(void (*hook)(void));
 WS_API bool ws_in_critical_section(void);
 
 /*
+ * Checks every invariant of the arena (for tests and debugging): queues,
+ * counts, owners, free lists, and that no live waiter is still blocked on
+ * an object that is ready for it (a lost signal).  Takes the arena lock,
+ * finishing a dead holder's work first.  0, or -EUCLEAN with the first
+ * broken invariant described in `report` (when not NULL).
+ */
+WS_API int ws_arena_check(ws_arena *arena, char *report, size_t size);
+
+/*
  * Counters of this process's slow paths, over all its arenas (the fast
  * paths count nothing, so they stay free of shared writes).
  */
 struct ws_stats {
-	uint64_t futex_waits;   /* sleeps of blocked waits */
-	uint64_t futex_wakes;   /* FUTEX_WAKE calls: one per waiter handed an object */
+	uint64_t futex_waits;   /* sleeps in the kernel: blocked waits, and lock_sleeps */
+	uint64_t futex_wakes;   /* FUTEX_WAKE calls: one per waiter handed an object, one per
+				 * critical section that had sleepers */
 	uint64_t lock_sleeps;   /* sleeps on another thread's critical section */
 	uint64_t locked_calls;  /* calls that entered a critical section */
 	uint64_t recoveries;    /* critical sections of dead threads finished or undone */

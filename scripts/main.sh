@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh core wine wine-build
+scripts/deps.sh core wine kernel wine-build
 cmake --preset default
 cmake --build --preset default -j "$(nproc)"
 build/default/tests/bench/winsync-bench "$@"

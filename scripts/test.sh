@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh core wine wine-build
+scripts/deps.sh core wine kernel docs package wine-build
 jobs=$(nproc)
 
 step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }

@@ -18,7 +18,7 @@
 
 #define PAGE_SIZE        4096u
 #define NAME_MAX_LENGTH  64
-#define MIN_SLOTS        (1u << WS_MIN_INDEX_BITS)
+#define MIN_SLOTS        32u
 
 struct layout {
 	uint32_t slots;

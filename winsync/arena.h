@@ -42,9 +42,14 @@
 #define WS_HEAD_TYPE_MASK  (3u << WS_HEAD_TYPE_SHIFT)
 #define WS_HEAD_GEN_MASK   ((1u << WS_HEAD_TYPE_SHIFT) - 1)
 
-/* Fewest index bits: 27 generation bits, and at least 32 slots, so a slot's
- * generations times the slots always exceed 2^31 create/close cycles. */
+/*
+ * Fewest index bits: 27 generation bits, and at least 32 slots, so a slot's
+ * generations times the slots always exceed 2^31 create/close cycles.  A
+ * test build raises it to leave only a few generation bits (test_handles).
+ */
+#ifndef WS_MIN_INDEX_BITS
 #define WS_MIN_INDEX_BITS 5
+#endif
 
 enum ws_type {
 	WS_TYPE_NONE = 0,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Events: the head's value is the signaled state, aux the manual-reset flag. */
+#include "fault.h"
 #include "locked.h"
 
 int ws_event_create(ws_arena *arena, bool manual_reset, bool signaled, ws_handle *event)
@@ -63,6 +64,7 @@ static int change(ws_arena *arena, ws_handle event, bool *was_signaled, enum cha
 	if (ret)
 		return ret;
 done:
+	WS_FAULT();
 	if (was_signaled)
 		*was_signaled = e.was;
 	return 0;

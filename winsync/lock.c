@@ -3,12 +3,14 @@
 
 #include <errno.h>
 
+#include "fault.h"
 #include "futex.h"
 #include "os/os.h"
 #include "reap.h"
 #include "recover.h"
 #include "stats.h"
 #include "thread.h"
+#include "txn.h"
 
 /* Critical sections are a few hundred instructions: spin briefly first. */
 #define LOCK_SPINS    100
@@ -173,8 +175,10 @@ static void unlock_arena(struct ws_crit *c)
 {
 	_Atomic uint32_t *word = &c->arena->header->lock;
 
+	WS_FAULT();
 	if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
 		ws_futex_wake(word, 1, c->arena->shared);
+	WS_FAULT();
 	atomic_fetch_add_explicit(&c->rec->holding, 1, memory_order_seq_cst);
 }
 
@@ -192,6 +196,7 @@ static int enter(ws_arena *arena, bool block, struct ws_crit *c)
 	c->rec = &arena->records[c->self];
 	c->ref = ws_record_ref(arena, c->self);
 	c->robust_head = ws_robust_head();
+	c->deferred_wake = NULL;
 	c->error = 0;
 	/* In a critical section from the first attempt: a suspension waits for the way out. */
 	t->critical++;
@@ -202,6 +207,7 @@ static int enter(ws_arena *arena, bool block, struct ws_crit *c)
 		return ret;
 	}
 	ws_stat_add(WS_STAT_LOCKED_CALLS);
+	WS_FAULT();
 	if (took_over || atomic_load_explicit(&c->log->state, memory_order_acquire) != 0)
 		ws_recover(c);
 	if (adopted)
@@ -237,6 +243,7 @@ void ws_crit_leave_unlocked(struct ws_crit *c)
 void ws_crit_leave(struct ws_crit *c)
 {
 	unlock_arena(c);
+	ws_wake_deferred(c);
 	ws_crit_leave_unlocked(c);
 }
 

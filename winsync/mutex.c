@@ -4,6 +4,7 @@
  * beyond the first, and WS_HEAD_ABANDONED says the last owner died holding
  * it and nobody has acquired it since.  aux is 0 whenever the mutex is free.
  */
+#include "fault.h"
 #include "locked.h"
 
 int ws_mutex_create(ws_arena *arena, uint32_t owner, uint32_t count, ws_handle *mutex)
@@ -71,6 +72,7 @@ int ws_mutex_unlock(ws_arena *arena, ws_handle mutex, uint32_t owner, uint32_t *
 	if (ret)
 		return ret;
 done:
+	WS_FAULT();
 	if (prev_count)
 		*prev_count = u.prev;
 	return 0;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "fault.h"
 #include "queue.h"
 
 #include "thread.h"
@@ -256,6 +257,7 @@ int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead)
 				abandoned = take_for(obj, rec->wait_owner, pulsed);
 		}
 		if (done) {
+			WS_FAULT();
 			ws_hand(c, r, WS_WAIT_GOT | (abandoned ? WS_WAIT_ABANDONED : 0) | k);
 			ret = ws_commit(c);
 			if (ret < 0)

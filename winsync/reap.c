@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "reap.h"
 
+#include "fault.h"
 #include "futex.h"
 #include "queue.h"
 #include "stats.h"
@@ -135,6 +136,7 @@ static int reap_record(struct ws_crit *c, uint32_t r, bool adopted)
 	ws_op_end(c);
 	if (ret < 0)
 		return ret;
+	WS_FAULT();
 	if (!owner_in_use(arena, owner, r)) {
 		ret = abandon_owner(c, owner);
 		if (ret < 0)
@@ -150,6 +152,7 @@ static int reap_record(struct ws_crit *c, uint32_t r, bool adopted)
 	if (ret < 0)
 		return ret;
 	/* Free once all is done; adopters and claimers race for it with a CAS. */
+	WS_FAULT();
 	atomic_compare_exchange_strong_explicit(&rec->alive, &alive, 0, memory_order_acq_rel,
 						memory_order_relaxed);
 	ws_stat_add(WS_STAT_REAPED);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Semaphores: the head's value is the count, aux the maximum. */
+#include "fault.h"
 #include "locked.h"
 
 int ws_sem_create(ws_arena *arena, uint32_t count, uint32_t max, ws_handle *sem)
@@ -70,6 +71,7 @@ int ws_sem_release(ws_arena *arena, ws_handle sem, uint32_t count, uint32_t *pre
 	if (ret)
 		return ret;
 done:
+	WS_FAULT();
 	if (prev_count)
 		*prev_count = r.prev;
 	return 0;

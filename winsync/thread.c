@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fault.h"
 #include "futex.h"
 #include "os/os.h"
 
@@ -116,13 +117,16 @@ static bool take(struct robust_head *head, struct ws_record *rec, uint32_t expec
 
 	head->list_op_pending = entry_of(rec);
 	atomic_signal_fence(memory_order_seq_cst);
+	WS_FAULT();
 	taken = atomic_compare_exchange_strong_explicit(&rec->alive, &expected, tid,
 							memory_order_acq_rel,
 							memory_order_relaxed);
 	if (taken) {
+		WS_FAULT();
 		rec->tid = tid;
 		atomic_store_explicit(&rec->holding, 0, memory_order_relaxed);
 		robust_link(head, rec);
+		WS_FAULT();
 	}
 	head->list_op_pending = saved;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -171,6 +175,19 @@ static int remember(ws_arena *arena, uint32_t pid, uint32_t tid, uint32_t record
 	int ret = 0;
 
 	registry_lock(arena);
+	/* Threads that ended are gone from their records: forget them before growing. */
+	if (arena->registry_count == arena->registry_capacity) {
+		uint32_t kept = 0;
+
+		for (uint32_t i = 0; i < arena->registry_count; i++) {
+			struct ws_registration *r = &arena->registry[i];
+
+			if (ws_alive_is(atomic_load_explicit(&arena->records[r->record].alive,
+							     memory_order_relaxed), r->tid))
+				arena->registry[kept++] = *r;
+		}
+		arena->registry_count = kept;
+	}
 	if (arena->registry_count == arena->registry_capacity) {
 		uint32_t capacity = arena->registry_capacity ? arena->registry_capacity * 2 : 16;
 		struct ws_registration *grown =

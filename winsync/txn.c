@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "fault.h"
 #include "futex.h"
 #include "thread.h"
 
@@ -38,6 +39,7 @@ void ws_op_begin(struct ws_crit *c, enum ws_op op, uint32_t slot)
 	log->claim_record = 0;
 	c->error = 0;
 	set_log_state(log, WS_LOG_ACTIVE);
+	WS_FAULT();
 }
 
 void ws_op_progress(struct ws_crit *c)
@@ -94,11 +96,14 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 		/* Listed before it is locked: recovery restores only what is LOCKED. */
 		atomic_signal_fence(memory_order_seq_cst);
 		log->locked_count = n + 1;
+		WS_FAULT();
 		if (atomic_compare_exchange_strong_explicit(&obj->head, &head,
 							    head | (uint64_t)WS_HEAD_LOCKED << 32,
 							    memory_order_acq_rel,
-							    memory_order_acquire))
+							    memory_order_acquire)) {
+			WS_FAULT();
 			return 1;
+		}
 		/* An uncontended path changed it meanwhile: snapshot again. */
 	}
 }
@@ -153,7 +158,9 @@ void ws_store(struct ws_crit *c, void *cell, uint32_t value)
 	atomic_signal_fence(memory_order_seq_cst);
 	log->undo_count = n + 1;
 	atomic_signal_fence(memory_order_seq_cst);
+	WS_FAULT();
 	atomic_store_explicit(word, value, memory_order_relaxed);
+	WS_FAULT();
 }
 
 void ws_hand(struct ws_crit *c, uint32_t record, uint32_t state)
@@ -171,11 +178,27 @@ bool ws_hand_pending(const struct ws_crit *c)
 	return c->log->claim_record != 0;
 }
 
+void ws_wake_deferred(struct ws_crit *c)
+{
+	struct robust_head *head = c->robust_head;
+
+	if (!c->deferred_wake)
+		return;
+	ws_futex_wake(c->deferred_wake, 1, true);
+	WS_FAULT();
+	c->deferred_wake = NULL;
+	if (head) {
+		atomic_signal_fence(memory_order_seq_cst);
+		head->list_op_pending = c->pending_saved;
+	}
+}
+
 /*
- * Gives the named waiter its object and wakes it.  The robust list's pending
- * entry points at the waiter's `wake` word meanwhile: if we die anywhere in
- * here, the kernel wakes the waiter, which then finds the lock holder dead
- * and finishes this from the log.
+ * Gives the named waiter its object.  The robust list's pending entry points
+ * at the waiter's `wake` word from here until the waiter has been woken: if
+ * we die anywhere in between, the kernel wakes the waiter, which then finds
+ * the lock holder dead and finishes this from the log, or finds its result.
+ * The wake itself waits for the next hand-off or the unlock.
  */
 static void apply_hand(struct ws_crit *c)
 {
@@ -183,23 +206,23 @@ static void apply_hand(struct ws_crit *c)
 	uint32_t r = log->claim_record;
 	struct robust_head *head = c->robust_head;
 	struct ws_record *rec;
-	void *saved = NULL;
 
 	if (!r || r > c->arena->records_count)
 		return;
 	rec = &c->arena->records[r - 1];
+	/* One pending entry: the previous hand-off's waiter is woken first. */
+	ws_wake_deferred(c);
 	if (head) {
-		saved = head->list_op_pending;
+		c->pending_saved = head->list_op_pending;
 		head->list_op_pending = (char *)&rec->wake + WS_ROBUST_FUTEX_OFFSET;
 		atomic_signal_fence(memory_order_seq_cst);
 	}
+	WS_FAULT();
 	atomic_store_explicit(&rec->state, log->claim_state, memory_order_release);
+	WS_FAULT();
 	atomic_store_explicit(&rec->wake, WS_WAKE_DONE, memory_order_release);
-	ws_futex_wake(&rec->wake, 1, true);
-	if (head) {
-		atomic_signal_fence(memory_order_seq_cst);
-		head->list_op_pending = saved;
-	}
+	WS_FAULT();
+	c->deferred_wake = &rec->wake;
 }
 
 #define NO_SLOT UINT32_MAX
@@ -277,6 +300,7 @@ static void keep_only(struct ws_crit *c, uint32_t keep)
 			continue;
 		if (e->slot != keep) {
 			release_entry(c->arena, e);
+			WS_FAULT();
 			continue;
 		}
 	}
@@ -315,9 +339,11 @@ int ws_commit(struct ws_crit *c)
 		return error;
 	}
 	set_log_state(log, WS_LOG_COMMITTED);
+	WS_FAULT();
 	apply_hand(c);
 	keep_only(c, primary_of(log));
 	set_log_state(log, WS_LOG_ACTIVE);
+	WS_FAULT();
 	return 0;
 }
 
@@ -325,7 +351,9 @@ void ws_op_end(struct ws_crit *c)
 {
 	ws_commit(c);
 	keep_only(c, NO_SLOT);
+	WS_FAULT();
 	set_log_state(c->log, WS_LOG_IDLE);
+	WS_FAULT();
 }
 
 void ws_log_replay(struct ws_crit *c)

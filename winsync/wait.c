@@ -11,8 +11,7 @@
  * by someone else also wakes every 50 ms to look for dead threads, so that
  * a mutex whose owner died reaches it within 100 ms.
  */
-#include <string.h>
-
+#include "fault.h"
 #include "futex.h"
 #include "locked.h"
 #include "os/os.h"
@@ -25,10 +24,15 @@
 
 struct wait_plan {
 	const struct ws_wait *wait;
-	ws_handle handles[WS_ENTRIES_PER_WAIT]; /* the objects, then the alert */
 	uint32_t entries;                        /* count, plus one with an alert */
 	int clock;
 };
+
+/* Entry i: the objects, then the alert. */
+static inline ws_handle plan_handle(const struct wait_plan *plan, uint32_t i)
+{
+	return i < plan->wait->count ? plan->wait->objects[i] : plan->wait->alert;
+}
 
 static int plan_wait(ws_arena *arena, const struct ws_wait *wait, uint32_t *index,
 		     struct wait_plan *plan)
@@ -39,11 +43,7 @@ static int plan_wait(ws_arena *arena, const struct ws_wait *wait, uint32_t *inde
 	if (wait->deadline && (wait->deadline->tv_nsec < 0 || wait->deadline->tv_nsec >= 1000000000))
 		return -EINVAL;
 	plan->wait = wait;
-	if (wait->count)
-		memcpy(plan->handles, wait->objects, wait->count * sizeof(ws_handle));
-	plan->entries = wait->count;
-	if (wait->alert)
-		plan->handles[plan->entries++] = wait->alert;
+	plan->entries = wait->count + (wait->alert != 0);
 	plan->clock = wait->flags & WS_WAIT_REALTIME ? WS_CLOCK_REALTIME : WS_CLOCK_MONOTONIC;
 	return 0;
 }
@@ -64,10 +64,20 @@ static bool deadline_passed(const struct wait_plan *plan)
 	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
 }
 
-static int result_of(uint32_t state, uint32_t *index)
+/*
+ * The wait's outcome from its record's state, which is shared memory: an
+ * index the wait could not have been handed (past its entries, or an object
+ * of a wait_all other than the first) is corruption, not a success.
+ */
+static int result_of(const struct wait_plan *plan, bool all, uint32_t state, uint32_t *index)
 {
 	if (state & WS_WAIT_GOT) {
-		*index = state & WS_WAIT_INDEX;
+		uint32_t i = state & WS_WAIT_INDEX;
+
+		if (i >= plan->entries || (all && i != 0 && i != plan->wait->count) ||
+		    (state & ~(WS_WAIT_GOT | WS_WAIT_ABANDONED | WS_WAIT_INDEX)))
+			return -EUCLEAN;
+		*index = i;
 		return state & WS_WAIT_ABANDONED ? -EOWNERDEAD : 0;
 	}
 	switch (state) {
@@ -80,6 +90,80 @@ static int result_of(uint32_t state, uint32_t *index)
 	}
 }
 
+/* What the scan of try_any makes of one entry. */
+enum scan {
+	SCAN_NOT_READY,
+	SCAN_READY,
+	SCAN_LOCKED,   /* being edited: only the lock holder knows */
+	SCAN_CHECK,    /* anything unusual: ws_handle_lookup says what */
+};
+
+/* What a scan needs of the arena, in registers rather than reloaded per object. */
+struct scan_view {
+	struct ws_object *objects;
+	uint32_t slots;
+	uint32_t index_bits;
+	uint32_t index_mask;
+};
+
+/* Semaphores (01) and events (11) share the low type bit; mutexes (10) do not. */
+#define TYPE_SEM_OR_EVENT (1u << WS_HEAD_TYPE_SHIFT)
+_Static_assert((WS_TYPE_SEM & 1) && (WS_TYPE_EVENT & 1) && !(WS_TYPE_MUTEX & 1),
+	       "the scan tells semaphores and events from the rest by one bit");
+#define IDLE_KEY_MASK \
+	((uint64_t)(WS_HEAD_GEN_MASK | WS_HEAD_LOCKED | TYPE_SEM_OR_EVENT) << 32 | 0xffffffffu)
+
+/*
+ * The first of handles[from, count) that is not plainly idle: a live
+ * semaphore or event of the handle's generation, not being edited, with a
+ * value of 0.  One masked compare per object: a wait on many objects, of
+ * which few are ready, costs little more than a wait on one.
+ */
+static inline uint32_t skip_idle(struct scan_view v, const ws_handle *handles, uint32_t from,
+				 uint32_t count)
+{
+	for (uint32_t i = from; i < count; i++) {
+		ws_handle handle = handles[i];
+		uint32_t s = handle & v.index_mask;
+		uint64_t idle = (uint64_t)((handle >> v.index_bits) | TYPE_SEM_OR_EVENT) << 32;
+
+		if (s >= v.slots ||
+		    (atomic_load_explicit(&v.objects[s].head, memory_order_relaxed) &
+		     IDLE_KEY_MASK) != idle)
+			return i;
+	}
+	return count;
+}
+
+/*
+ * Any entry, in full: a live object of the handle's generation, not being
+ * edited, ready or not for `owner`.  The generation check also rules out
+ * free and retired slots (a live slot's generation is never one a handle
+ * of its past had).  The loads are relaxed: the scan only chooses, and the
+ * compare-exchange that acts orders what follows.
+ */
+static inline enum scan scan_one(struct scan_view v, ws_handle handle, uint32_t owner,
+				 uint32_t *slot, uint64_t *head)
+{
+	uint32_t s = handle & v.index_mask, tag, value;
+	uint64_t h;
+
+	if (s >= v.slots || handle == 0)
+		return SCAN_CHECK;
+	h = atomic_load_explicit(&v.objects[s].head, memory_order_relaxed);
+	tag = ws_head_tag(h);
+	value = ws_head_value(h);
+	if ((tag & WS_HEAD_GEN_MASK) != handle >> v.index_bits || !(tag & WS_HEAD_TYPE_MASK))
+		return SCAN_CHECK;
+	*slot = s;
+	*head = h;
+	if (tag & WS_HEAD_LOCKED)
+		return SCAN_LOCKED;
+	if ((tag & WS_HEAD_TYPE_MASK) == (uint32_t)WS_TYPE_MUTEX << WS_HEAD_TYPE_SHIFT)
+		return value == 0 || value == owner ? SCAN_READY : SCAN_NOT_READY;
+	return value ? SCAN_READY : SCAN_NOT_READY;
+}
+
 /*
  * The uncontended path of wait_any: every handle is checked, then the
  * lowest-index ready object is taken with one compare-exchange.  *done is
@@ -89,31 +173,47 @@ static int result_of(uint32_t state, uint32_t *index)
 static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *index, bool *done,
 		   bool *retry)
 {
-	const uint32_t owner = plan->wait->owner;
-	uint32_t slots[WS_ENTRIES_PER_WAIT], first = UINT32_MAX, i;
-	uint64_t heads[WS_ENTRIES_PER_WAIT];
+	const uint32_t owner = plan->wait->owner, count = plan->wait->count;
+	const ws_handle *handles = plan->wait->objects;
+	const ws_handle alert = plan->wait->alert;
+	const struct scan_view view = { arena->objects, arena->slots, arena->index_bits,
+					(1u << arena->index_bits) - 1 };
+	uint32_t first = UINT32_MAX, slot = 0, i;
+	uint64_t head = 0;
 	bool unsure = false;
-	int ret;
 
 	*done = false;
 	*retry = false;
-	for (i = 0; i < plan->entries; i++) {
-		ret = ws_handle_lookup(arena, plan->handles[i], entry_type(plan, i), &slots[i],
-				       &heads[i]);
-		if (ret)
-			return ret;
+	for (i = skip_idle(view, handles, 0, count); i < plan->entries;
+	     i = i + 1 < count ? skip_idle(view, handles, i + 1, count) : i + 1) {
+		uint32_t s;
+		uint64_t h;
+		enum scan scan = scan_one(view, i < count ? handles[i] : alert, owner, &s, &h);
+
+		if (scan == SCAN_NOT_READY)
+			continue;
+		if (scan == SCAN_CHECK || (i == plan->wait->count && ws_head_type(h) != WS_TYPE_EVENT)) {
+			int ret = ws_handle_lookup(arena, plan_handle(plan, i), entry_type(plan, i),
+						   &s, &h);
+
+			if (ret)
+				return ret;
+			continue; /* a race with a close and create: the locked path decides */
+		}
 		if (first != UINT32_MAX || unsure)
 			continue;
-		if (ws_head_tag(heads[i]) & WS_HEAD_LOCKED)
-			unsure = true; /* it might be ready: only the lock holder knows */
-		else if (ws_head_ready(heads[i], owner))
+		if (scan == SCAN_LOCKED) {
+			unsure = true;
+		} else {
 			first = i;
+			slot = s;
+			head = h;
+		}
 	}
 	if (first == UINT32_MAX)
 		return 0;
 
-	struct ws_object *obj = &arena->objects[slots[first]];
-	uint64_t head = heads[first];
+	struct ws_object *obj = &arena->objects[slot];
 	enum ws_type type = ws_head_type(head);
 	bool manual = type == WS_TYPE_EVENT && ws_get(&obj->aux);
 
@@ -132,6 +232,7 @@ static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *inde
 		*retry = true;
 		return 0;
 	}
+	WS_FAULT();
 	*done = true;
 	*index = first;
 	return type == WS_TYPE_MUTEX && (ws_head_tag(head) & WS_HEAD_ABANDONED) ? -EOWNERDEAD : 0;
@@ -146,10 +247,10 @@ static int check_distinct(ws_arena *arena, const struct wait_plan *plan)
 {
 	for (uint32_t i = 0; i < plan->entries; i++) {
 		for (uint32_t j = i + 1; j < plan->entries; j++) {
-			if (ws_handle_slot(arena, plan->handles[i]) !=
-			    ws_handle_slot(arena, plan->handles[j]))
+			if (ws_handle_slot(arena, plan_handle(plan, i)) !=
+			    ws_handle_slot(arena, plan_handle(plan, j)))
 				continue;
-			if (plan->handles[i] != plan->handles[j])
+			if (plan_handle(plan, i) != plan_handle(plan, j))
 				return -EBADF;
 			if (j < plan->wait->count)
 				return -EINVAL;
@@ -242,7 +343,8 @@ static void sweep(ws_arena *arena, bool owners)
 }
 
 /* The deadline passed while pending: leave the queues, unless handed something first. */
-static int give_up(ws_arena *arena, struct ws_record *rec, uint32_t *index)
+static int give_up(ws_arena *arena, const struct wait_plan *plan, bool all, struct ws_record *rec,
+		   uint32_t *index)
 {
 	struct ws_crit c;
 	uint32_t state;
@@ -261,10 +363,10 @@ static int give_up(ws_arena *arena, struct ws_record *rec, uint32_t *index)
 		state = ret ? state : WS_WAIT_GAVE_UP;
 	}
 	ws_crit_leave(&c);
-	return ret ? ret : result_of(state, index);
+	return ret ? ret : result_of(plan, all, state, index);
 }
 
-static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record *rec,
+static int block(ws_arena *arena, const struct wait_plan *plan, bool all, struct ws_record *rec,
 		 uint32_t *index)
 {
 	for (;;) {
@@ -276,7 +378,7 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		struct timespec slice;
 
 		if (state != WS_WAIT_PENDING)
-			return result_of(state, index);
+			return result_of(plan, all, state, index);
 		if (rec->mutexes) {
 			ws_os_clock_now(WS_CLOCK_MONOTONIC, &slice);
 			slice.tv_nsec += OWNER_CHECK_NS;
@@ -290,12 +392,14 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 				clock = WS_CLOCK_MONOTONIC;
 			}
 		}
+		WS_FAULT();
 		ws_futex_wait(&word, 1, until, clock);
+		WS_FAULT();
 		state = atomic_load_explicit(&rec->state, memory_order_acquire);
 		if (state != WS_WAIT_PENDING)
-			return result_of(state, index);
+			return result_of(plan, all, state, index);
 		if (deadline_passed(plan))
-			return give_up(arena, rec, index);
+			return give_up(arena, plan, all, rec, index);
 		/* Spurious, a slice, or the kernel's wake for a hand-off whose giver died. */
 		sweep(arena, rec->mutexes);
 	}
@@ -315,7 +419,7 @@ static int wait_locked(ws_arena *arena, const struct wait_plan *plan, bool all, 
 	/* What our last wait left queued goes first: the record is reused. */
 	ret = ws_queue_unlink_all(&c, c.self);
 	for (uint32_t i = 0; ret >= 0 && i < plan->entries; i++)
-		ret = ws_obj_lock_handle(&c, plan->handles[i], entry_type(plan, i), &slots[i]);
+		ret = ws_obj_lock_handle(&c, plan_handle(plan, i), entry_type(plan, i), &slots[i]);
 	if (ret >= 0) {
 		ret = 0;
 		/* An acquired mutex must find its owner id on a record, for its death. */
@@ -337,7 +441,7 @@ static int wait_locked(ws_arena *arena, const struct wait_plan *plan, bool all, 
 		return ret;
 	if (!queued)
 		return result;
-	return block(arena, plan, c.rec, index);
+	return block(arena, plan, all, c.rec, index);
 }
 
 int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
@@ -373,7 +477,7 @@ int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 		uint32_t slot;
 		uint64_t head;
 
-		ret = ws_handle_lookup(arena, plan.handles[i], entry_type(&plan, i), &slot, &head);
+		ret = ws_handle_lookup(arena, plan_handle(&plan, i), entry_type(&plan, i), &slot, &head);
 		if (ret)
 			return ret;
 	}

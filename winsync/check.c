@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ws_arena_check: every invariant the other files keep, checked at once
+ * under the arena lock.  For tests (after killing threads at random points)
+ * and for anyone who suspects an arena of being broken.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lock.h"
+#include "object.h"
+#include "thread.h"
+
+struct check {
+	ws_arena *arena;
+	char *report;
+	size_t size;
+	uint32_t linked_in_queues;
+};
+
+static int fail(struct check *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (k->report && k->size) {
+		va_start(ap, fmt);
+		vsnprintf(k->report, k->size, fmt, ap);
+		va_end(ap);
+	}
+	return -EUCLEAN;
+}
+
+static int check_queue(struct check *k, uint32_t slot, struct ws_object *obj)
+{
+	ws_arena *arena = k->arena;
+	uint32_t id = obj->queue_head, prev = 0, n = 0, r, e;
+
+	while (id) {
+		struct ws_entry *entry = ws_entry_at(arena, id, &r, &e);
+
+		if (!entry || n > obj->queued)
+			return fail(k, "slot %u: queue runs past its %u entries", slot, obj->queued);
+		if (!entry->linked || entry->object != slot || entry->prev != prev)
+			return fail(k, "slot %u: entry %u of record %u badly linked", slot, e, r);
+		prev = id;
+		id = entry->next;
+		n++;
+	}
+	if (n != obj->queued || obj->queue_tail != prev)
+		return fail(k, "slot %u: %u entries queued, %u counted, tail %u/%u", slot, obj->queued, n,
+			    obj->queue_tail, prev);
+	k->linked_in_queues += n;
+	return 0;
+}
+
+static int check_object(struct check *k, uint32_t slot, uint32_t *live)
+{
+	struct ws_object *obj = &k->arena->objects[slot];
+	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
+	uint32_t tag = ws_head_tag(head), value = ws_head_value(head), aux = ws_get(&obj->aux);
+	enum ws_type type = ws_head_type(head);
+
+	if (tag & WS_HEAD_LOCKED)
+		return fail(k, "slot %u: still LOCKED", slot);
+	if (!(tag & WS_HEAD_QUEUED) != !obj->queued)
+		return fail(k, "slot %u: QUEUED flag %d with %u entries", slot,
+			    !!(tag & WS_HEAD_QUEUED), obj->queued);
+	if (obj->closed && (type != WS_TYPE_NONE || !obj->queued))
+		return fail(k, "slot %u: closed but live or empty", slot);
+	switch (type) {
+	case WS_TYPE_NONE:
+		if (value)
+			return fail(k, "slot %u: free with value %u", slot, value);
+		break;
+	case WS_TYPE_SEM:
+		if (aux == 0 || value > aux)
+			return fail(k, "slot %u: semaphore count %u, maximum %u", slot, value, aux);
+		break;
+	case WS_TYPE_EVENT:
+		if (value > 1 || aux > 1)
+			return fail(k, "slot %u: event state %u, manual %u", slot, value, aux);
+		break;
+	case WS_TYPE_MUTEX:
+		if ((value == 0 && aux) || (value && (tag & WS_HEAD_ABANDONED)))
+			return fail(k, "slot %u: mutex owner %u, recursion %u, abandoned %d", slot,
+				    value, aux, !!(tag & WS_HEAD_ABANDONED));
+		break;
+	}
+	if (type != WS_TYPE_NONE)
+		(*live)++;
+	return check_queue(k, slot, obj);
+}
+
+static int check_free_list(struct check *k)
+{
+	ws_arena *arena = k->arena;
+	struct ws_arena_header *h = arena->header;
+	uint32_t next = h->free_head, last = 0, n = 0;
+
+	while (next) {
+		struct ws_object *obj;
+
+		if (next > arena->slots || n++ > arena->slots)
+			return fail(k, "free list: slot %u out of range or a cycle", next);
+		obj = &arena->objects[next - 1];
+		if (ws_head_type(atomic_load_explicit(&obj->head, memory_order_relaxed)) !=
+			    WS_TYPE_NONE ||
+		    obj->queued || obj->closed)
+			return fail(k, "free list: slot %u is in use", next - 1);
+		last = next;
+		next = obj->next_free;
+	}
+	if (h->free_tail != last)
+		return fail(k, "free list: tail %u, last %u", h->free_tail, last);
+	return 0;
+}
+
+/* A live waiter still pending although one of its objects is ready for it: a lost signal. */
+static int check_owed(struct check *k, uint32_t r, struct ws_record *rec)
+{
+	ws_arena *arena = k->arena;
+	uint32_t owner = rec->wait_owner, count = rec->count, used = rec->entries_used;
+	bool all_ready = true;
+
+	if (used > WS_ENTRIES_PER_WAIT || count > used)
+		return fail(k, "record %u: %u entries, %u objects", r, used, count);
+	for (uint32_t e = 0; e < used; e++) {
+		struct ws_entry *entry = &rec->entries[e];
+		bool ready;
+
+		if (!entry->linked || entry->object >= arena->slots)
+			return fail(k, "record %u: pending, entry %u not queued", r, e);
+		ready = ws_obj_ready(&arena->objects[entry->object], owner);
+		if (rec->wait_all && e < count) {
+			all_ready &= ready;
+			continue;
+		}
+		if (ready)
+			return fail(k, "record %u: pending, but slot %u (entry %u) is ready for it", r,
+				    entry->object, e);
+	}
+	if (rec->wait_all && count && all_ready)
+		return fail(k, "record %u: pending wait_all, but all %u objects are ready", r, count);
+	return 0;
+}
+
+static int check_records(struct check *k)
+{
+	ws_arena *arena = k->arena;
+	uint32_t n = arena->header->fresh_records, linked = 0;
+	int ret;
+
+	if (n > arena->records_count)
+		return fail(k, "%u records handed out of %u", n, arena->records_count);
+	for (uint32_t r = 0; r < n; r++) {
+		struct ws_record *rec = &arena->records[r];
+		uint32_t state = atomic_load_explicit(&rec->state, memory_order_relaxed);
+
+		for (uint32_t e = 0; e < WS_ENTRIES_PER_WAIT; e++)
+			linked += rec->entries[e].linked != 0;
+		if (state == WS_WAIT_PENDING && ws_record_liveness(rec) == WS_LIVE) {
+			ret = check_owed(k, r, rec);
+			if (ret)
+				return ret;
+		}
+	}
+	if (linked != k->linked_in_queues)
+		return fail(k, "%u entries marked linked, %u found in queues", linked,
+			    k->linked_in_queues);
+	return 0;
+}
+
+int ws_arena_check(ws_arena *arena, char *report, size_t size)
+{
+	struct check k = { arena, report, size, 0 };
+	struct ws_crit c;
+	uint32_t live = 0, fresh;
+	int ret;
+
+	if (!arena)
+		return -EINVAL;
+	if (report && size)
+		report[0] = 0;
+	/* Entering finishes a dead holder's work: what is left must be whole. */
+	ret = ws_crit_enter_blocking(arena, &c);
+	if (ret)
+		return ret;
+	fresh = arena->header->fresh_slots;
+	if (atomic_load_explicit(&arena->log->state, memory_order_relaxed) != 0)
+		ret = fail(&k, "log not idle after recovery");
+	else if (fresh > arena->slots || arena->header->live > arena->capacity)
+		ret = fail(&k, "%u slots used of %u, %u live of %u", fresh, arena->slots,
+			   arena->header->live, arena->capacity);
+	for (uint32_t s = 0; !ret && s < fresh; s++)
+		ret = check_object(&k, s, &live);
+	if (!ret && live != arena->header->live)
+		ret = fail(&k, "%u live objects counted, header says %u", live, arena->header->live);
+	if (!ret)
+		ret = check_free_list(&k);
+	if (!ret)
+		ret = check_records(&k);
+	ws_crit_leave(&c);
+	return ret;
+}
