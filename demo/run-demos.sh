@@ -3,31 +3,39 @@
 #   (a) <demo>-kernel32.exe under Wine: Wine's own objects (wineserver)
 #   (b) <demo>-winsync.exe  under Wine: winsync.dll
 #   (c) <demo>              native Linux: libwinsync-win32.so
-# The deterministic demos must print byte-identical output in all three, and
+#   (d) <demo>-kernel32.exe with --hybrid: the same unmodified program on
+#       Wine with the winsync backend (wine/build.sh, wine/run.sh --on)
+# The deterministic demos must print byte-identical output in all of them, and
 # the same as demo/expected/<demo>.txt; the benchmark prints one table.
 # Also checks that winsync.dll refuses cleanly when its Wine check fails.
 # Works on the host and inside the QEMU guest (image/run-guest.sh -- ...).
 #
-#   run-demos.sh [--build DIR] [--prefix DIR] [--out DIR] [--bench-ms N]
+#   run-demos.sh [--build DIR] [--prefix DIR] [--out DIR] [--bench-ms N] [--hybrid]
 #                [--native-only | --prefix-only | --wine-check-only]
 #     --build DIR    the native CMake build tree (default: build/default);
 #                    (c) in DIR/demo, (a), (b) and winsync.dll in DIR/mingw/bin
 #     --prefix DIR   the Wine prefix, created if missing (default:
-#                    $WINSYNC_CACHE/wineprefix; WINSYNC_CACHE defaults to
-#                    ~/.cache/winsync, or /var/cache/winsync without HOME)
+#                    wineprefix in the cache of scripts/lib.sh, ws_cache_dir:
+#                    $WINSYNC_CACHE, else ~/.cache/winsync, ...)
 #     --out DIR      where outputs go (default: DIR/demo-output)
 #     --bench-ms N   how long each benchmark round runs (default 500; 3 rounds)
+#     --hybrid       also (d): the kernel32 programs on Wine with the winsync
+#                    backend (wine/build.sh must have run; with --prefix-only,
+#                    its prefix is created too)
 #     --native-only  only (c), against the expected output: no Wine needed
 #     --prefix-only  only create the Wine prefix (timed), then stop
 #     --wine-check-only  only winsync.dll's Wine check: passing, and forced to fail
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../scripts/lib.sh
+source "$here/../scripts/lib.sh"
 build="$here/../build/default"
 prefix=""
 out=""
 bench_ms=500
 mode=all
+hybrid=0
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -35,6 +43,7 @@ while [[ $# -gt 0 ]]; do
     --prefix) prefix="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --bench-ms) bench_ms="$2"; shift 2 ;;
+    --hybrid) hybrid=1; shift ;;
     --native-only) mode=native; shift ;;
     --prefix-only) mode=prefix; shift ;;
     --wine-check-only) mode=check; shift ;;
@@ -49,13 +58,7 @@ mingw="$build/mingw/bin"
 out="${out:-$build/demo-output}"
 # A read-only build tree (as a guest may see a host directory): outputs go to /tmp.
 if ! mkdir -p "$out" 2>/dev/null || [[ ! -w "$out" ]]; then out=$(mktemp -d /tmp/demo-output.XXXXXX); fi
-if [[ -z "$prefix" ]]; then
-  if [[ -n "${WINSYNC_CACHE:-}" ]]; then cache="$WINSYNC_CACHE"
-  elif [[ -n "${XDG_CACHE_HOME:-}" ]]; then cache="$XDG_CACHE_HOME/winsync"
-  elif [[ -n "${HOME:-}" ]]; then cache="$HOME/.cache/winsync"
-  else cache=/var/cache/winsync; fi
-  prefix="$cache/wineprefix"
-fi
+prefix="${prefix:-$(ws_cache_dir)/wineprefix}"
 
 demos=(prodcons workers philosophers abandon pulse semantics)
 where="host"
@@ -112,8 +115,19 @@ need() {
   done
 }
 
+# (d): Wine's own ntdll and wineserver with the winsync backend (wine/run.sh).
+run_hybrid() {
+  local stdout="$1"; shift
+  timeout 900 "$here/../wine/run.sh" --on --stats --persist --lib "$build/winsync/libwinsync.so.0" -- "$@" \
+    </dev/null >"$stdout" 2>"$stdout.err"
+}
+
 if [[ $mode == prefix ]]; then
   make_prefix
+  if [[ $hybrid == 1 ]]; then
+    "$here/../wine/run.sh" --on --lib "$build/winsync/libwinsync.so.0" --prefix-only
+    echo "Wine prefix for (d): created or present"
+  fi
   exit 0
 fi
 
@@ -148,19 +162,18 @@ compare() {
 variant() {
   local demo="$1" tag="$2" kind="$3"; shift 3
   local file="$out/$demo.$tag.txt" status=0
-  if [[ $kind == wine ]]; then run_wine "$file" "$@" || status=$?; else run_native "$file" "$@" || status=$?; fi
-  # Wine itself, rarely, ended a kernel32 program (a) with status 1 before
-  # it printed a failure (seen once, not reproduced): say so and run it once
-  # more.  A demo's own failure, and any failure on winsync, is final.
-  if [[ $kind == wine && $tag == a && $status -ne 0 ]] && ! grep -q '^FAILED' "$file"; then
-    printf '  %-13s note: (%s) exited with status %d and no demo failure; running it again\n' \
-      "$demo" "$tag" "$status"
-    status=0
-    run_wine "$file" "$@" || status=$?
-  fi
+  case $kind in
+    wine) run_wine "$file" "$@" || status=$? ;;
+    hybrid) run_hybrid "$file" "$@" || status=$? ;;
+    *) run_native "$file" "$@" || status=$? ;;
+  esac
+  # Every failure is final, with its output and log: no second run hides a flake.
   if [[ $status -ne 0 ]]; then
     fail "$demo" "($tag) exited with status $status"
-    cat "$file" "$file.err" | tail -20 | sed 's/^/      /'
+    echo "      -- stdout ($file):"
+    tail -20 "$file" | sed 's/^/      /'
+    echo "      -- stderr ($file.err):"
+    tail -40 "$file.err" | sed 's/^/      /'
     return 1
   fi
 }
@@ -193,9 +206,23 @@ if [[ $mode == all ]]; then
   done
 fi
 make_prefix
-# One wineserver for the whole run (it ends 60 s after its last program).
+# Every run on this prefix (other build trees, other users of the cache, the
+# guest aside) shares its one wineserver.  Killing it under a running program
+# ends that program with status 1, or 0 with its output cut short, and no
+# message: so each run holds a shared lock while it runs, and only the last
+# one out stops the server.  Otherwise it ends 60 s after its last program.
+exec 8>"$prefix.runs.lock"
+flock -s 8
 wineserver -p60 2>/dev/null || true  # already running: fine
-trap 'wineserver -k 2>/dev/null || true' EXIT
+stop_wineserver() {
+  # Turning the shared lock exclusive fails while another run holds one.
+  if flock -x -n 8; then
+    wineserver -k 2>/dev/null || true
+    # (d)'s server too (wine/run.sh --persist), under the same rule
+    [[ $hybrid == 0 ]] || "$here/../wine/run.sh" --on --lib "$build/winsync/libwinsync.so.0" --kill
+  fi
+}
+trap stop_wineserver EXIT
 
 # winsync.dll must pass its Wine check here, and refuse cleanly when forced to fail.
 wine_check() {
@@ -249,39 +276,71 @@ if [[ $mode == check ]]; then
   exit
 fi
 
-echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native"
+if [[ $hybrid == 1 ]]; then
+  echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native, (d) kernel32 on Wine + winsync"
+else
+  echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native"
+fi
 for demo in "${demos[@]}"; do
   variant "$demo" a wine "$mingw/$demo-kernel32.exe" &&
     variant "$demo" b wine "$mingw/$demo-winsync.exe" &&
     variant "$demo" c native "$native/$demo" &&
-    compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt"
+    if [[ $hybrid == 1 ]]; then
+      variant "$demo" d hybrid "$mingw/$demo-kernel32.exe" &&
+        compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt" "$out/$demo.d.txt"
+    else
+      compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt"
+    fi
 done
+# (d) must have run on the backend: its processes print their counters (--stats).
+if [[ $hybrid == 1 ]]; then
+  calls=$(for demo in "${demos[@]}"; do cat "$out/$demo.d.txt.err"; done 2>/dev/null |
+    awk '/^winsync: process .* calls in process/ {s += $4} END {print s + 0}')
+  if [[ $calls -gt 0 ]]; then
+    pass "(d)" "kernel32 programs on the winsync backend: $calls sync calls served in process"
+  else
+    fail "(d)" "no sync call was served in process: the winsync backend was not in use"
+  fi
+fi
 fallback_backend
 check_imports
 
 wine_check
 
 echo "-- benchmark (median of 3 rounds of $bench_ms ms)"
-a="$out/bench.a.txt" b="$out/bench.b.txt" c="$out/bench.c.txt"
+a="$out/bench.a.txt" b="$out/bench.b.txt" c="$out/bench.c.txt" d="$out/bench.d.txt"
+files=("$a" "$b" "$c")
+[[ $hybrid == 1 ]] && files+=("$d")
 variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
   variant bench b wine "$mingw/bench-winsync.exe" "$bench_ms" &&
-  variant bench c native "$native/bench" "$bench_ms" && {
-  awk -v where="$where" '
+  variant bench c native "$native/bench" "$bench_ms" &&
+  { [[ $hybrid == 0 ]] || variant bench d hybrid "$mingw/bench-kernel32.exe" "$bench_ms"; } && {
+  awk -v where="$where" -v hybrid="$hybrid" '
     FNR == 1 { file++ }
     $1 == "bench" { ops[file, $2] = $3; if (file == 1) names[++n] = $2 }
     function fmt(x) { return x >= 1e6 ? sprintf("%.2fM", x / 1e6) : x >= 1e3 ? sprintf("%.1fk", x / 1e3) : sprintf("%.0f", x) }
     function ratio(x, y) { return y > 0 ? sprintf("%.1fx", x / y) : "-" }
     END {
       printf "operations per second (%s)\n", where
-      printf "%-13s %15s %17s %14s %9s %9s\n", "test", "(a) kernel32", "(b) winsync.dll", "(c) native", "(b)/(a)", "(c)/(a)"
-      for (i = 1; i <= n; i++) {
-        t = names[i]
-        printf "%-13s %15s %17s %14s %9s %9s\n", t, fmt(ops[1, t]), fmt(ops[2, t]), fmt(ops[3, t]),
-          ratio(ops[2, t], ops[1, t]), ratio(ops[3, t], ops[1, t])
+      if (hybrid) {
+        printf "%-13s %13s %16s %11s %26s %8s %8s %8s\n", "test", "(a) kernel32", "(b) winsync.dll", "(c) native",
+          "(d) kernel32 on Wine+winsync", "(b)/(a)", "(c)/(a)", "(d)/(a)"
+        for (i = 1; i <= n; i++) {
+          t = names[i]
+          printf "%-13s %13s %16s %11s %26s %8s %8s %8s\n", t, fmt(ops[1, t]), fmt(ops[2, t]), fmt(ops[3, t]),
+            fmt(ops[4, t]), ratio(ops[2, t], ops[1, t]), ratio(ops[3, t], ops[1, t]), ratio(ops[4, t], ops[1, t])
+        }
+      } else {
+        printf "%-13s %15s %17s %14s %9s %9s\n", "test", "(a) kernel32", "(b) winsync.dll", "(c) native", "(b)/(a)", "(c)/(a)"
+        for (i = 1; i <= n; i++) {
+          t = names[i]
+          printf "%-13s %15s %17s %14s %9s %9s\n", t, fmt(ops[1, t]), fmt(ops[2, t]), fmt(ops[3, t]),
+            ratio(ops[2, t], ops[1, t]), ratio(ops[3, t], ops[1, t])
+        }
       }
-    }' "$a" "$b" "$c" | tee "$out/bench-table.txt"
-  if [[ $(grep -c '^bench ' "$a" "$b" "$c" | awk -F: '{s += $2} END {print s}') -eq 9 ]]; then
-    pass bench "three variants measured"
+    }' "${files[@]}" | tee "$out/bench-table.txt"
+  if [[ $(grep -c '^bench ' "${files[@]}" | awk -F: '{s += $2} END {print s}') -eq $((3 * ${#files[@]})) ]]; then
+    pass bench "${#files[@]} variants measured"
   else
     fail bench "missing results"
   fi

@@ -90,9 +90,11 @@ if [ ! -f "$initrd" ]; then
 	cp "$busybox" "$t/bin/busybox"
 	cp "$here/init" "$t/init"
 	chmod 755 "$t/init" "$t/bin/busybox"
-	(cd "$t" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp" &&
-		mv "$initrd.tmp" "$initrd"
-	rm -rf "$t"
+	# A name of its own: guests started together (ctest -j) build it at once.
+	tmp=$(mktemp "$initrd.XXXXXX")
+	(cd "$t" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp" &&
+		mv -f "$tmp" "$initrd"
+	rm -rf "$t" "$tmp"
 	[ -f "$initrd" ] || die "could not build the initramfs"
 fi
 
@@ -114,6 +116,8 @@ trap 'exit 130' INT TERM
 	while IFS= read -r v; do
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done < <(compgen -e | grep -E '^(WINSYNC_|WINE|FUTEX2_|CTEST_|KSFT_)' || true)
+	# The guest's scripts find the host's cache (kernel, Wine prefix) by it.
+	printf 'export WINSYNC_CACHE=%q\n' "$cache"
 	for e in "${extra_env[@]+"${extra_env[@]}"}"; do
 		case "$e" in
 		*=*) printf 'export %s=%q\n' "${e%%=*}" "${e#*=}" ;;

@@ -164,6 +164,12 @@ struct ws_wait {
 	uint32_t flags;                  /* WS_WAIT_REALTIME */
 	const struct timespec *deadline; /* absolute; NULL waits forever; a past deadline only polls */
 };
+/*
+ * The deadline bounds the wait for the objects.  Any call may also wait for
+ * another thread's critical section (a few microseconds while that thread
+ * runs, never past a thread that died: its work is taken over), unless the
+ * arena is WS_ARENA_NONBLOCK.
+ */
 
 /*
  * Acquires the lowest-index signaled object and sets *index to it, or to
@@ -209,8 +215,9 @@ WS_API int ws_arena_check(ws_arena *arena, char *report, size_t size);
  * paths count nothing, so they stay free of shared writes).
  */
 struct ws_stats {
-	uint64_t futex_waits;   /* sleeps of blocked waits */
-	uint64_t futex_wakes;   /* FUTEX_WAKE calls: one per waiter handed an object */
+	uint64_t futex_waits;   /* sleeps in the kernel: blocked waits, and lock_sleeps */
+	uint64_t futex_wakes;   /* FUTEX_WAKE calls: one per waiter handed an object, one per
+				 * critical section that had sleepers */
 	uint64_t lock_sleeps;   /* sleeps on another thread's critical section */
 	uint64_t locked_calls;  /* calls that entered a critical section */
 	uint64_t recoveries;    /* critical sections of dead threads finished or undone */

@@ -8,14 +8,17 @@
 #   kernel/build.sh --print-dir  print the output directory and exit
 #   kernel/build.sh --force      rebuild even when the cache key matches
 #
-# Output: $WINSYNC_CACHE/kernel/<variant>/ with bzImage, selftests/64,
-# selftests/32 and build.key. WINSYNC_CACHE defaults to ~/.cache/winsync
-# (/root/.cache/winsync or /var/cache/winsync when HOME is unset).
+# Output: <cache>/kernel/<variant>/ with bzImage, selftests/64,
+# selftests/32 and build.key; <cache> is ws_cache_dir of scripts/lib.sh
+# ($WINSYNC_CACHE, else $XDG_CACHE_HOME/winsync, ~/.cache/winsync, /var/cache/winsync).
 # The build is reused while the key (the patches, the fragment, the
 # linux-source package version and this script) is unchanged.
+# Needs the packages of `scripts/deps.sh kernel`; it installs nothing.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../scripts/lib.sh
+source "$here/../scripts/lib.sh"
 variant=patched
 force=0
 print_dir=0
@@ -36,18 +39,7 @@ for arg in "$@"; do
 	esac
 done
 
-default_cache() {
-	if [ -n "${XDG_CACHE_HOME:-}" ]; then
-		echo "$XDG_CACHE_HOME/winsync"
-	elif [ -n "${HOME:-}" ] && [ "$HOME" != / ]; then
-		echo "$HOME/.cache/winsync"
-	elif [ -d /root ] && [ -w /root ]; then
-		echo /root/.cache/winsync
-	else
-		echo /var/cache/winsync
-	fi
-}
-cache=${WINSYNC_CACHE:-$(default_cache)}
+cache=$(ws_cache_dir)
 out=$cache/kernel/$variant
 if [ "$print_dir" = 1 ]; then
 	echo "$out"
@@ -58,24 +50,10 @@ log() { echo "[kernel/build.sh] $*"; }
 die() { echo "[kernel/build.sh] ERROR: $*" >&2; exit 1; }
 t0=$(date +%s)
 
-# --- dependencies -----------------------------------------------------------
-need_pkgs=()
-have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
-for p in linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev \
-	cpio xz-utils gcc-multilib busybox-static qemu-system-x86 git make \
-	python3 perl; do
-	have_pkg "$p" || need_pkgs+=("$p")
-done
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-	log "installing: ${need_pkgs[*]}"
-	[ "$(id -u)" = 0 ] || die "need root to apt-get install ${need_pkgs[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq || log "apt-get update failed, trying the install anyway"
-	apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null ||
-		die "apt-get install failed"
-fi
+# --- dependencies (the `kernel` group of scripts/lib.sh) ----------------------
+ws_require kernel || die "missing packages (see above)"
 tarball=/usr/src/linux-source-6.1.tar.xz
-[ -f "$tarball" ] || die "$tarball missing after installing linux-source-6.1"
+[ -f "$tarball" ] || die "$tarball missing although linux-source-6.1 is installed"
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 
 # --- cache key --------------------------------------------------------------

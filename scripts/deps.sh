@@ -5,6 +5,8 @@
 #     wine        Wine and mingw-w64: winsync.dll and the Windows demos
 #     kernel      the patched kernel and the QEMU guest
 #     wine-build  Wine's ntdll and server from Debian's source
+#     docs        groff: the man page check
+#     package     dpkg-dev, file: the Debian packages (cpack -G DEB) and their test
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"

@@ -6,6 +6,10 @@
 #   ws_as_root CMD...       runs CMD as root: directly when root, else through sudo
 #   ws_packages GROUP...    prints the Debian packages of the groups
 #   ws_install GROUP...     installs the packages of the groups that are missing
+#   ws_missing GROUP...     prints the packages of the groups that are not installed
+#   ws_require GROUP...     fails, naming the deps.sh command to run, unless every
+#                           package of the groups is installed (installs nothing:
+#                           for scripts that tests run)
 # Groups: core (library, tests), wine (Wine, mingw-w64: winsync.dll, demos),
 # kernel (the patched kernel and the QEMU guest), wine-build (building Wine's
 # ntdll/server from Debian's source), docs (man page checks), package (cpack DEB).
@@ -37,7 +41,7 @@ declare -gA WS_PACKAGE_GROUPS=(
 	[core]="build-essential cmake pkg-config check strace"
 	[wine]="wine wine64 gcc-mingw-w64-x86-64"
 	[kernel]="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils gcc-multilib busybox-static qemu-system-x86 git make python3 perl"
-	[wine-build]="dpkg-dev autoconf bison flex gcc-mingw-w64-x86-64 libxml-libxml-perl unicode-data khronos-api libvulkan-dev"
+	[wine-build]="dpkg-dev autoconf bison flex gcc-mingw-w64-x86-64 libxml-libxml-perl unicode-data khronos-api libvulkan-dev git xz-utils"
 	[docs]="groff-base"
 	[package]="dpkg-dev file"
 )
@@ -53,14 +57,29 @@ ws_packages() {
 	done
 }
 
-ws_install() {
-	local pkgs pkg want=()
+ws_missing() {
+	local pkgs pkg
 	pkgs=$(ws_packages "$@") || return
 	for pkg in $pkgs; do
 		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
-			want+=("$pkg")
+			echo "$pkg"
 	done
-	[[ ${#want[@]} -eq 0 ]] && return 0
+}
+
+ws_require() {
+	local missing
+	missing=$(ws_missing "$@") || return
+	[[ -z "$missing" ]] && return 0
+	echo "winsync: missing Debian packages: ${missing//$'\n'/ }" >&2
+	echo "winsync: install them with: scripts/deps.sh $*" >&2
+	return 1
+}
+
+ws_install() {
+	local list want=()
+	list=$(ws_missing "$@") || return
+	[[ -z "$list" ]] && return 0
+	mapfile -t want <<<"$list"
 	echo "winsync: installing ${want[*]}"
 	# Another apt run (a parallel job) holds the lock for a while: wait for it.
 	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# Every test: the native suite and the QEMU guest tests (CTest labels
-# `native` and `guest`), then the native suite again under
+# Every test: the native suite, Wine's own tests on Wine with the winsync
+# backend off and on, and the QEMU guest tests (CTest labels `native`,
+# `wine` and `guest`), then the native suite again under
 # AddressSanitizer+UBSan and under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh core wine
+scripts/deps.sh core wine kernel docs package wine-build
 jobs=$(nproc)
 
 step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
 
-step "default build: native and guest tests"
+step "default build: native, wine and guest tests"
 cmake --preset default
 cmake --build --preset default -j "$jobs"
+# Built here, not only in CTest's wine-build, so that its progress shows.
+step "Wine with the winsync backend (wine/build.sh, cached)"
+wine/build.sh
 ctest --preset default
 
 for preset in asan tsan; do

@@ -10,6 +10,7 @@
 #include "recover.h"
 #include "stats.h"
 #include "thread.h"
+#include "txn.h"
 
 /* Critical sections are a few hundred instructions: spin briefly first. */
 #define LOCK_SPINS    100
@@ -195,6 +196,7 @@ static int enter(ws_arena *arena, bool block, struct ws_crit *c)
 	c->rec = &arena->records[c->self];
 	c->ref = ws_record_ref(arena, c->self);
 	c->robust_head = ws_robust_head();
+	c->deferred_wake = NULL;
 	c->error = 0;
 	/* In a critical section from the first attempt: a suspension waits for the way out. */
 	t->critical++;
@@ -241,6 +243,7 @@ void ws_crit_leave_unlocked(struct ws_crit *c)
 void ws_crit_leave(struct ws_crit *c)
 {
 	unlock_arena(c);
+	ws_wake_deferred(c);
 	ws_crit_leave_unlocked(c);
 }
 

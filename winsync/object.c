@@ -176,7 +176,7 @@ int ws_close(ws_arena *arena, ws_handle handle)
 		gen = (tag & WS_HEAD_GEN_MASK) + 1;
 		if (gen > ws_gen_mask(arena))
 			gen = 0;
-		ws_head_write(obj, gen, 0);
+		ws_head_write(obj, gen | (tag & WS_HEAD_QUEUED), 0);
 		ws_put(&obj->aux, 0);
 		ws_store(&c, &arena->header->live, arena->header->live - 1);
 		/* Waiters still queued keep the slot until the last one leaves. */

@@ -175,6 +175,19 @@ static int remember(ws_arena *arena, uint32_t pid, uint32_t tid, uint32_t record
 	int ret = 0;
 
 	registry_lock(arena);
+	/* Threads that ended are gone from their records: forget them before growing. */
+	if (arena->registry_count == arena->registry_capacity) {
+		uint32_t kept = 0;
+
+		for (uint32_t i = 0; i < arena->registry_count; i++) {
+			struct ws_registration *r = &arena->registry[i];
+
+			if (ws_alive_is(atomic_load_explicit(&arena->records[r->record].alive,
+							     memory_order_relaxed), r->tid))
+				arena->registry[kept++] = *r;
+		}
+		arena->registry_count = kept;
+	}
 	if (arena->registry_count == arena->registry_capacity) {
 		uint32_t capacity = arena->registry_capacity ? arena->registry_capacity * 2 : 16;
 		struct ws_registration *grown =

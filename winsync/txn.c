@@ -178,11 +178,27 @@ bool ws_hand_pending(const struct ws_crit *c)
 	return c->log->claim_record != 0;
 }
 
+void ws_wake_deferred(struct ws_crit *c)
+{
+	struct robust_head *head = c->robust_head;
+
+	if (!c->deferred_wake)
+		return;
+	ws_futex_wake(c->deferred_wake, 1, true);
+	WS_FAULT();
+	c->deferred_wake = NULL;
+	if (head) {
+		atomic_signal_fence(memory_order_seq_cst);
+		head->list_op_pending = c->pending_saved;
+	}
+}
+
 /*
- * Gives the named waiter its object and wakes it.  The robust list's pending
- * entry points at the waiter's `wake` word meanwhile: if we die anywhere in
- * here, the kernel wakes the waiter, which then finds the lock holder dead
- * and finishes this from the log.
+ * Gives the named waiter its object.  The robust list's pending entry points
+ * at the waiter's `wake` word from here until the waiter has been woken: if
+ * we die anywhere in between, the kernel wakes the waiter, which then finds
+ * the lock holder dead and finishes this from the log, or finds its result.
+ * The wake itself waits for the next hand-off or the unlock.
  */
 static void apply_hand(struct ws_crit *c)
 {
@@ -190,13 +206,14 @@ static void apply_hand(struct ws_crit *c)
 	uint32_t r = log->claim_record;
 	struct robust_head *head = c->robust_head;
 	struct ws_record *rec;
-	void *saved = NULL;
 
 	if (!r || r > c->arena->records_count)
 		return;
 	rec = &c->arena->records[r - 1];
+	/* One pending entry: the previous hand-off's waiter is woken first. */
+	ws_wake_deferred(c);
 	if (head) {
-		saved = head->list_op_pending;
+		c->pending_saved = head->list_op_pending;
 		head->list_op_pending = (char *)&rec->wake + WS_ROBUST_FUTEX_OFFSET;
 		atomic_signal_fence(memory_order_seq_cst);
 	}
@@ -205,12 +222,7 @@ static void apply_hand(struct ws_crit *c)
 	WS_FAULT();
 	atomic_store_explicit(&rec->wake, WS_WAKE_DONE, memory_order_release);
 	WS_FAULT();
-	ws_futex_wake(&rec->wake, 1, true);
-	WS_FAULT();
-	if (head) {
-		atomic_signal_fence(memory_order_seq_cst);
-		head->list_op_pending = saved;
-	}
+	c->deferred_wake = &rec->wake;
 }
 
 #define NO_SLOT UINT32_MAX

@@ -26,7 +26,10 @@
  *     reached, a reap reaps again.
  *   - the hand-off's waiter is woken even if the holder dies between the
  *     commit and its own wake: the holder's robust list_op_pending points
- *     at the waiter's `wake` word meanwhile, and the kernel wakes it.
+ *     at the waiter's `wake` word meanwhile, and the kernel wakes it.  The
+ *     last hand-off of a critical section is woken after the lock is
+ *     released, under the same cover, so that the waiter does not run
+ *     into the held lock.
  */
 #ifndef WINSYNC_TXN_H
 #define WINSYNC_TXN_H
@@ -81,5 +84,13 @@ void ws_op_progress(struct ws_crit *c);
 
 /* Undoes an uncommitted transaction of a dead holder, or completes a committed one. */
 void ws_log_replay(struct ws_crit *c);
+
+/*
+ * Wakes the waiter of the last hand-off, which waits until the lock is
+ * released (so that it does not wake into a held lock); list_op_pending
+ * has pointed at its word since the hand-off, so our death meanwhile still
+ * wakes it.
+ */
+void ws_wake_deferred(struct ws_crit *c);
 
 #endif

@@ -64,10 +64,20 @@ static bool deadline_passed(const struct wait_plan *plan)
 	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
 }
 
-static int result_of(uint32_t state, uint32_t *index)
+/*
+ * The wait's outcome from its record's state, which is shared memory: an
+ * index the wait could not have been handed (past its entries, or an object
+ * of a wait_all other than the first) is corruption, not a success.
+ */
+static int result_of(const struct wait_plan *plan, bool all, uint32_t state, uint32_t *index)
 {
 	if (state & WS_WAIT_GOT) {
-		*index = state & WS_WAIT_INDEX;
+		uint32_t i = state & WS_WAIT_INDEX;
+
+		if (i >= plan->entries || (all && i != 0 && i != plan->wait->count) ||
+		    (state & ~(WS_WAIT_GOT | WS_WAIT_ABANDONED | WS_WAIT_INDEX)))
+			return -EUCLEAN;
+		*index = i;
 		return state & WS_WAIT_ABANDONED ? -EOWNERDEAD : 0;
 	}
 	switch (state) {
@@ -333,7 +343,8 @@ static void sweep(ws_arena *arena, bool owners)
 }
 
 /* The deadline passed while pending: leave the queues, unless handed something first. */
-static int give_up(ws_arena *arena, struct ws_record *rec, uint32_t *index)
+static int give_up(ws_arena *arena, const struct wait_plan *plan, bool all, struct ws_record *rec,
+		   uint32_t *index)
 {
 	struct ws_crit c;
 	uint32_t state;
@@ -352,10 +363,10 @@ static int give_up(ws_arena *arena, struct ws_record *rec, uint32_t *index)
 		state = ret ? state : WS_WAIT_GAVE_UP;
 	}
 	ws_crit_leave(&c);
-	return ret ? ret : result_of(state, index);
+	return ret ? ret : result_of(plan, all, state, index);
 }
 
-static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record *rec,
+static int block(ws_arena *arena, const struct wait_plan *plan, bool all, struct ws_record *rec,
 		 uint32_t *index)
 {
 	for (;;) {
@@ -367,7 +378,7 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		struct timespec slice;
 
 		if (state != WS_WAIT_PENDING)
-			return result_of(state, index);
+			return result_of(plan, all, state, index);
 		if (rec->mutexes) {
 			ws_os_clock_now(WS_CLOCK_MONOTONIC, &slice);
 			slice.tv_nsec += OWNER_CHECK_NS;
@@ -386,9 +397,9 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		WS_FAULT();
 		state = atomic_load_explicit(&rec->state, memory_order_acquire);
 		if (state != WS_WAIT_PENDING)
-			return result_of(state, index);
+			return result_of(plan, all, state, index);
 		if (deadline_passed(plan))
-			return give_up(arena, rec, index);
+			return give_up(arena, plan, all, rec, index);
 		/* Spurious, a slice, or the kernel's wake for a hand-off whose giver died. */
 		sweep(arena, rec->mutexes);
 	}
@@ -430,7 +441,7 @@ static int wait_locked(ws_arena *arena, const struct wait_plan *plan, bool all, 
 		return ret;
 	if (!queued)
 		return result;
-	return block(arena, plan, c.rec, index);
+	return block(arena, plan, all, c.rec, index);
 }
 
 int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)

@@ -90,6 +90,8 @@ typedef DWORD (WINAPI *LPTHREAD_START_ROUTINE)(LPVOID lpThreadParameter);
 #define ERROR_INVALID_PARAMETER 87u
 #define ERROR_NOT_OWNER         288u
 #define ERROR_TOO_MANY_POSTS    298u
+#define ERROR_FILE_CORRUPT      1392u
+#define ERROR_TOO_MANY_TCBS     155u
 
 #define CreateEvent     CreateEventA
 #define CreateMutex     CreateMutexA

@@ -10,7 +10,11 @@
  *       futex ping-pong (two u32 words, FUTEX_WAKE/FUTEX_WAIT private) and
  *       against eventfd + poll + read (the esync mechanism);
  *   (3) ws_wait_any polling 64 auto-reset events of which only the last is
- *       signaled, against polling 1 event.
+ *       signaled, against polling 1 event;
+ *   (4) the herd: 32 threads blocked on one semaphore, then 32 single
+ *       releases, through winsync (one wake-up per hand-off) and through a
+ *       futex semaphore that wakes every sleeper on each release (the
+ *       broadcast design); the wake-ups are counted (sleeps that ended).
  *
  * Every row is run `runs` times (7 by default, interleaved with the other
  * rows of its group so that machine noise hits them alike) after one
@@ -87,6 +91,8 @@ static struct {
 	_Atomic uint32_t fword[2];    /* (2) futex reference */
 	int efd[2];                   /* (2) eventfd reference */
 	int cpu_a, cpu_b;             /* --pin: CPUs for ping-pong threads A and B */
+	ws_handle herd_sem;           /* (4) winsync */
+	_Atomic uint32_t herd_word;   /* (4) broadcast reference: the count */
 } g = { .efd = { -1, -1 }, .cpu_a = -1, .cpu_b = -1 };
 
 static int failures;
@@ -480,6 +486,156 @@ static bool run_ws_any(uint32_t count, uint64_t n, uint64_t *ns)
 static bool run_ws_any64(uint64_t n, uint64_t *ns) { return run_ws_any(MANY, n, ns); }
 static bool run_ws_any1(uint64_t n, uint64_t *ns) { return run_ws_any(1, n, ns); }
 
+/* ---- (4) the herd: N waiters, N single releases ------------------------- */
+
+#define HERD 32
+
+struct herd_ops {
+	int (*wait)(void);
+	int (*release)(void);
+	uint64_t (*wakeups)(void); /* sleeps so far that ended */
+};
+
+static _Atomic uint64_t herd_ref_sleeps;
+
+static int ws_herd_wait(void)
+{
+	struct ws_wait w = { .objects = &g.herd_sem, .count = 1, .owner = (uint32_t)gettid() };
+	uint32_t idx;
+
+	return ws_wait_any(g.arena, &w, &idx);
+}
+
+static int ws_herd_release(void)
+{
+	return ws_sem_release(g.arena, g.herd_sem, 1, NULL);
+}
+
+static uint64_t ws_herd_wakeups(void)
+{
+	struct ws_stats st;
+
+	ws_stats_read(&st);
+	return st.futex_waits;
+}
+
+/* The reference: a count word; a release wakes every sleeper, who all race for the unit. */
+static int ref_herd_wait(void)
+{
+	for (;;) {
+		uint32_t c = atomic_load(&g.herd_word);
+
+		if (c > 0) {
+			if (atomic_compare_exchange_weak(&g.herd_word, &c, c - 1))
+				return 0;
+			continue;
+		}
+		syscall(SYS_futex, &g.herd_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+		atomic_fetch_add(&herd_ref_sleeps, 1);
+	}
+}
+
+static int ref_herd_release(void)
+{
+	atomic_fetch_add(&g.herd_word, 1);
+	syscall(SYS_futex, &g.herd_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	return 0;
+}
+
+static uint64_t ref_herd_wakeups(void)
+{
+	return atomic_load(&herd_ref_sleeps);
+}
+
+static const struct herd_ops ws_herd = { ws_herd_wait, ws_herd_release, ws_herd_wakeups };
+static const struct herd_ops ref_herd = { ref_herd_wait, ref_herd_release, ref_herd_wakeups };
+
+struct herd_run {
+	const struct herd_ops *ops;
+	uint64_t rounds;
+	_Atomic uint64_t round;    /* rounds opened by the releaser */
+	_Atomic uint32_t arrived;  /* waits started */
+	_Atomic uint32_t finished; /* waits returned */
+	_Atomic int errors;
+};
+
+static void *herd_waiter(void *arg)
+{
+	struct herd_run *h = arg;
+
+	for (uint64_t r = 0; r < h->rounds; r++) {
+		/* One wait per round: nobody takes a unit meant for a waiter of the round before. */
+		while (atomic_load(&h->round) <= r)
+			sched_yield();
+		atomic_fetch_add(&h->arrived, 1);
+		if (h->ops->wait() != 0)
+			atomic_fetch_add(&h->errors, 1);
+		atomic_fetch_add(&h->finished, 1);
+	}
+	return NULL;
+}
+
+/* Until every waiter of this round has started its wait and had time to fall asleep. */
+static void herd_settle(struct herd_run *h, uint32_t want)
+{
+	while (atomic_load(&h->arrived) < want)
+		sched_yield();
+	usleep(2000);
+}
+
+static uint64_t herd_last_wakeups, herd_last_ops;
+
+/* One op = one single release and the wake-up it should cause; time spent releasing. */
+static bool run_herd(const struct herd_ops *ops, uint64_t n, uint64_t *ns)
+{
+	struct herd_run h = { .ops = ops, .rounds = (n + HERD - 1) / HERD };
+	pthread_t t[HERD];
+	uint64_t spent = 0, before = ops->wakeups();
+
+	for (int i = 0; i < HERD; i++)
+		pthread_create(&t[i], NULL, herd_waiter, &h);
+	for (uint64_t r = 0; r < h.rounds; r++) {
+		atomic_store(&h.round, r + 1);
+		herd_settle(&h, (uint32_t)((r + 1) * HERD));
+		uint64_t t0 = bench_now_ns();
+
+		for (int i = 0; i < HERD; i++)
+			if (ops->release() != 0)
+				atomic_fetch_add(&h.errors, 1);
+		while (atomic_load(&h.finished) < (r + 1) * HERD)
+			sched_yield();
+		spent += bench_now_ns() - t0;
+	}
+	for (int i = 0; i < HERD; i++)
+		pthread_join(t[i], NULL);
+	*ns = spent * n / (h.rounds * HERD);
+	herd_last_wakeups = ops->wakeups() - before;
+	herd_last_ops = h.rounds * HERD;
+	if (atomic_load(&h.errors)) {
+		failf("%s: %d waits or releases failed", current_row, atomic_load(&h.errors));
+		return false;
+	}
+	return true;
+}
+
+static double herd_wakeups_per_op[2];
+
+static bool run_ws_herd(uint64_t n, uint64_t *ns)
+{
+	bool ok = run_herd(&ws_herd, n, ns);
+
+	herd_wakeups_per_op[0] = (double)herd_last_wakeups / (double)herd_last_ops;
+	return ok;
+}
+
+static bool run_ref_herd(uint64_t n, uint64_t *ns)
+{
+	bool ok = run_herd(&ref_herd, n, ns);
+
+	herd_wakeups_per_op[1] = (double)herd_last_wakeups / (double)herd_last_ops;
+	return ok;
+}
+
 /* ---- rows, groups, the table ------------------------------------------- */
 
 struct row {
@@ -517,12 +673,17 @@ static struct row g3[] = {
 	{ .who = "winsync", .what = "64 objects, #63 signaled: set + wait_any", .base_iters = 1e5, .run = run_ws_any64 },
 	{ .who = "winsync", .what = "1 object: set + wait_any", .base_iters = 2e6, .run = run_ws_any1 },
 };
+static struct row g4[] = {
+	{ .who = "winsync", .what = "32 waiters, 32 single sem releases", .base_iters = 3200, .run = run_ws_herd },
+	{ .who = "futex", .what = "the same, each release wakes all", .base_iters = 3200, .run = run_ref_herd },
+};
 static struct group groups[] = {
 	{ "(1) uncontended signal + consume", "1 op = 1 pair", g1, 2, NULL },
 	{ "(2) ping-pong between two threads", "1 op = 1 round trip", g2, 3,
 	  "the threads sometimes shared one CPU (a cheap switch), sometimes ran on two\n"
 	  "      (a cross-CPU wake-up, slow on virtual CPUs); compare --pin and taskset -c 0" },
 	{ "(3) wait_any poll, 64 objects vs 1", "1 op = 1 set + 1 wait", g3, 2, NULL },
+	{ "(4) the herd: one wake-up per hand-off", "1 op = 1 release", g4, 2, NULL },
 };
 
 #define LABEL_W 50
@@ -630,6 +791,8 @@ static int setup(void)
 		rc = ws_event_create(g.arena, false, false, &g.pong);
 	for (int i = 0; rc == 0 && i < MANY; i++)
 		rc = ws_event_create(g.arena, false, false, &g.many[i]);
+	if (rc == 0)
+		rc = ws_sem_create(g.arena, 0, HERD, &g.herd_sem);
 	if (rc != 0) {
 		fprintf(stderr, "winsync-bench: ws_event_create: %s\n", strerror(-rc));
 		return -1;
@@ -664,9 +827,9 @@ static int setup(void)
 
 static void teardown(void)
 {
-	ws_handle all[3 + MANY] = { g.ev, g.ping, g.pong };
+	ws_handle all[4 + MANY] = { g.ev, g.ping, g.pong, g.herd_sem };
 
-	memcpy(all + 3, g.many, sizeof(g.many));
+	memcpy(all + 4, g.many, sizeof(g.many));
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		int rc = all[i] ? ws_close(g.arena, all[i]) : 0;
 
@@ -688,7 +851,8 @@ static void usage(FILE *f)
 		"  --runs N    runs per row, median reported (default %d, at most %d)\n"
 		"  --scale F   multiply iteration counts by F (default: $WINSYNC_BENCH_SCALE or 1)\n"
 		"  --pin       pin the ping-pong threads to two different CPUs (default: no pinning)\n"
-		"  --only LIST run only these groups, e.g. 1,3 (1 uncontended, 2 ping-pong, 3 wait_any 64 vs 1)\n"
+		"  --only LIST run only these groups, e.g. 1,3 (1 uncontended, 2 ping-pong,\n"
+		"              3 wait_any 64 vs 1, 4 the herd)\n"
 		"environment: WINSYNC_BENCH_SCALE=F, WINSYNC_BACKEND=waitv|multiple\n",
 		QUICK_DIVISOR, QUICK_RUNS, DEFAULT_RUNS, MAX_RUNS);
 }
@@ -759,7 +923,7 @@ int main(int argc, char **argv)
 			runs_given = true;
 		} else if (!strcmp(a, "--only") && i + 1 < argc) {
 			for (const char *c = argv[++i]; *c; c++) {
-				if (*c >= '1' && *c <= '3')
+				if (*c >= '1' && *c <= '4')
 					opt.only |= 1u << (*c - '1');
 				else if (*c != ',') {
 					fprintf(stderr, "winsync-bench: --only wants group numbers, e.g. 1,3\n");
@@ -833,6 +997,10 @@ int main(int argc, char **argv)
 			continue;
 		measure_group(&groups[i]);
 		print_group(&groups[i]);
+		if (groups[i].rows == g4)
+			printf("    wake-ups per release (sleeps that ended, last run): winsync %.2f, "
+			       "broadcast %.2f (N waiters: 1 vs (N+1)/2 = %.1f)\n",
+			       herd_wakeups_per_op[0], herd_wakeups_per_op[1], (HERD + 1) / 2.0);
 		fflush(stdout);
 	}
 	print_rule();

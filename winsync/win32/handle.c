@@ -193,6 +193,10 @@ DWORD ws32_error_of(int err)
 	case -ENOSYS:
 	case -ENOTSUP:
 		return ERROR_NOT_SUPPORTED;
+	case -EUCLEAN:
+		return ERROR_FILE_CORRUPT;
+	case -EUSERS:
+		return ERROR_TOO_MANY_TCBS;
 	case -ENOSPC:
 	case -ENOMEM:
 	case -EAGAIN:

@@ -1,0 +1,240 @@
+#!/bin/bash
+# Builds Wine's ntdll, wineserver and loader with the winsync backend, from
+# Debian's wine source package (the version of the installed wine64), plus
+# Wine's kernel32 and ntdll conformance tests.  Only what the hybrid tree
+# needs is built: every other DLL comes from the installed Wine.
+#
+#   wine/build.sh              build (or reuse) the patched tree
+#   wine/build.sh --print-dir  print the tree's directory and exit
+#   wine/build.sh --force      rebuild even when the cache key matches
+#   wine/build.sh --keep       keep the source and object trees
+#                              (<cache>/wine/work) for incremental work
+#
+# Output: <cache>/wine/tree/ (dlls/ntdll/ntdll.so, dlls/ntdll/x86_64-windows/
+# ntdll.dll, server/wineserver, loader/wine64, tests/*.exe, build.key), where
+# <cache> is $WINSYNC_CACHE (scripts/lib.sh: ws_cache_dir).  The tree is
+# reused while the key (the wine source version, wine/patches/*.patch,
+# include/winsync.h and this script) is unchanged; the test programs are
+# cached apart, keyed by the source version only.  wine/run.sh runs it.
+#
+# The patched ntdll and wineserver load libwinsync.so.0 with dlopen() only
+# when WINEWINSYNC=1, so the build does not depend on the library's build.
+#
+# Packages: scripts/deps.sh wine wine-build (the README's commands do it).
+# The deb-src line for bookworm main is added here when it is missing.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=../scripts/lib.sh
+source "$repo/scripts/lib.sh"
+
+force=0
+keep=0
+print_dir=0
+for arg in "$@"; do
+	case "$arg" in
+	--force) force=1 ;;
+	--keep) keep=1 ;;
+	--print-dir) print_dir=1 ;;
+	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) echo "wine/build.sh: unknown argument: $arg" >&2; exit 2 ;;
+	esac
+done
+
+cache=$(ws_cache_dir)/wine
+final=$cache/tree
+if [[ $print_dir == 1 ]]; then
+	echo "$final"
+	exit 0
+fi
+
+t0=$(date +%s)
+log() { printf '[wine/build.sh %4ss] %s\n' "$(($(date +%s) - t0))" "$*"; }
+die() { echo "[wine/build.sh] ERROR: $*" >&2; exit 1; }
+
+# --- packages (installed by scripts/deps.sh, only checked here) ------------
+missing=()
+for p in $(ws_packages wine wine-build); do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] || die "missing packages: ${missing[*]} (run scripts/deps.sh wine wine-build)"
+srcver=$(dpkg-query -W -f='${Version}' wine64)
+wine_libdir=/usr/lib/x86_64-linux-gnu/wine
+[[ -f $wine_libdir/x86_64-windows/kernel32.dll ]] || die "no installed 64-bit Wine in $wine_libdir"
+
+mapfile -t patches < <(find "$here/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	! -name '0000-*' 2>/dev/null | sort)
+key=$( {
+	echo "wine=$srcver"
+	cat "$here/build.sh" "$repo/include/winsync.h"
+	for p in "${patches[@]}"; do
+		basename "$p"
+		cat "$p"
+	done
+} | sha256sum | cut -c1-16)
+
+mkdir -p "$cache"
+exec 9>"$cache/build.lock"
+if ! flock -n 9; then
+	log "waiting for another build"
+	flock 9
+fi
+if [[ $force == 0 && -f $final/build.key && $(cat "$final/build.key") == "$key" ]]; then
+	log "up to date: $final (wine $srcver, ${#patches[@]} patches, key $key)"
+	exit 0
+fi
+log "building wine $srcver with ${#patches[@]} patches (key $key) in $cache"
+
+# --- source ------------------------------------------------------------------
+dl=$cache/download/$srcver
+dsc=$dl/wine_${srcver#*:}.dsc
+if [[ ! -f $dsc ]]; then
+	list=/etc/apt/sources.list.d/winsync-deb-src.sources
+	if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		log "adding a deb-src line for bookworm main ($list)"
+		printf '%s\n' 'Types: deb-src' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm' \
+			'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' |
+			ws_as_root tee "$list" >/dev/null
+		ws_as_root apt-get -o DPkg::Lock::Timeout=900 update -qq
+	fi
+	log "apt-get source --download-only wine=$srcver"
+	rm -rf "$dl.tmp" && mkdir -p "$dl.tmp"
+	(cd "$dl.tmp" && apt-get source -qq --download-only "wine=$srcver") >"$cache/download.log" 2>&1 ||
+		{ tail -20 "$cache/download.log" >&2; die "apt-get source wine=$srcver failed"; }
+	rm -rf "$dl" && mv "$dl.tmp" "$dl"
+fi
+
+work=$cache/work
+src=$work/src
+obj=$work/build
+rm -rf "$work"
+mkdir -p "$work"
+log "unpacking with Debian's patches (dpkg-source -x)"
+dpkg-source -q -x "$dsc" "$src" >"$work/dpkg-source.log" 2>&1 ||
+	{ tail -20 "$work/dpkg-source.log" >&2; die "dpkg-source -x failed"; }
+
+export GIT_AUTHOR_NAME="winsync build" GIT_AUTHOR_EMAIL="build@winsync.invalid"
+export GIT_COMMITTER_NAME="winsync build" GIT_COMMITTER_EMAIL="build@winsync.invalid"
+(
+	cd "$src"
+	git init -q
+	git add -A -f .
+	git commit -q -m "wine $srcver with Debian's patches (pristine)"
+)
+if [[ ${#patches[@]} -gt 0 ]]; then
+	log "applying ${#patches[@]} patches with git am"
+	if ! (cd "$src" && git am -q "${patches[@]}"); then
+		(cd "$src" && git am --show-current-patch=diff | head -40) >&2 || true
+		die "git am failed: the series does not apply to wine $srcver"
+	fi
+	(cd "$src" && git log --format='  %h %s' -n "${#patches[@]}")
+fi
+
+# --- generated files -----------------------------------------------------------
+# What Debian's rules generate before configure, reduced to what ntdll, the
+# server, the loader and the tests need.  Nothing here is committed.
+log "preparing the tree: tests back in configure.ac, generated files"
+(
+	cd "$src"
+	# Debian drops these two test directories (and the generated.c of all tests).
+	sed -i -e 's|^WINE_CONFIG_MAKEFILE(dlls/kernel32)$|&\nWINE_CONFIG_MAKEFILE(dlls/kernel32/tests)|' \
+		-e 's|^WINE_CONFIG_MAKEFILE(dlls/ntdll)$|&\nWINE_CONFIG_MAKEFILE(dlls/ntdll/tests)|' configure.ac
+	grep -q 'dlls/kernel32/tests' configure.ac && grep -q 'dlls/ntdll/tests' configure.ac ||
+		die "could not re-enable the kernel32 and ntdll tests in configure.ac"
+	sed -i '/generated\.c/d' dlls/kernel32/tests/Makefile.in dlls/ntdll/tests/Makefile.in
+	cp /usr/share/autoconf/build-aux/config.sub /usr/share/autoconf/build-aux/config.guess tools/
+	# The core's API, which the patched server and ntdll include (they dlopen the library).
+	cp "$repo/include/winsync.h" include/
+	# The server protocol (make_requests fills in Debian's emptied files).
+	./debian/scripts/generate server/trace.generated make_requests
+	./debian/scripts/generate server/request.generated make_requests
+	./tools/make_requests >/dev/null
+	# makedep reads every Makefile.in: the files they list must exist.
+	(cd dlls/opengl32 && ./make_opengl) >/dev/null
+	(cd dlls/winevulkan && ./make_vulkan -x /usr/share/vulkan/registry/vk.xml) >/dev/null
+	(cd dlls/dsound && ./make_fir) >/dev/null 2>&1
+	grep -E '^\s+ln -sf \.\./\.\./' debian/rules | sed 's/^\s*//' | sh -e
+	# make_unicode's output (7 minutes) is needed by none of the parts built
+	# here: empty stand-ins for its sources, the installed Wine's NLS files.
+	for f in dlls/gdi32/uniscribe/{bracket,direction,indicsyllable,linebreak,mirror,shaping}.c \
+		dlls/dwrite/{bracket,direction,linebreak,mirror,scripts}.c dlls/dwrite/scripts.h \
+		dlls/dwrite/shapers/arabic_table.c dlls/win32u/vertical.c dlls/wineps.drv/vertical.c \
+		dlls/kernelbase/kernelbase.rgs dlls/tzres/tzres.rc; do
+		[[ -e $f ]] || : >"$f"
+	done
+	for f in /usr/share/wine/nls/*.nls; do
+		[[ -e nls/${f##*/} ]] || ln -s "$f" nls/
+	done
+	autoreconf -f >/dev/null 2>&1 || die "autoreconf failed"
+)
+
+# --- configure and build -------------------------------------------------------
+mkdir -p "$obj"
+flags=(--enable-win64 --with-mingw --enable-tests
+	--without-x --without-freetype --without-gnutls --without-oss --without-sane
+	--without-netapi --without-cups --without-gstreamer --without-pulse --without-alsa
+	--without-vulkan --without-opengl --without-capi --without-krb5 --without-gssapi
+	--without-usb --without-v4l2 --without-sdl --without-udev --without-dbus
+	--without-pcap)
+# configure's checks depend on the source version, the flags and the system:
+# their results are cached across patch changes (config.cache, -C).
+ccache=$cache/configure/$srcver-$(echo "${flags[*]} $(dpkg-query -W -f='${Version}' gcc gcc-mingw-w64-x86-64 libc6-dev)" |
+	sha256sum | cut -c1-12).cache
+mkdir -p "$cache/configure"
+log "configure (about 1 minute, less with $(basename "$ccache"); log: $obj/configure.log)"
+(cd "$obj" && nice "$src/configure" --cache-file="$ccache" "${flags[@]}") >"$obj/configure.log" 2>&1 ||
+	{ rm -f "$ccache"; tail -20 "$obj/configure.log" >&2; die "configure failed"; }
+
+jobs=$(($(nproc) + 1))
+mk() {
+	local what=$1; shift
+	log "make $what (log: $obj/make-$what.log)"
+	if ! (cd "$obj" && nice make -j"$jobs" "$@") >"$obj/make-$what.log" 2>&1; then
+		grep -E 'error|Error' "$obj/make-$what.log" | head -30 >&2
+		die "make $what failed (see $obj/make-$what.log)"
+	fi
+}
+# The build tree's ntdll includes a generated version.h next to its sources.
+(cd "$obj" && make -s dlls/ntdll/unix/version.h) && cp "$obj/dlls/ntdll/unix/version.h" "$src/dlls/ntdll/unix/"
+mk ntdll-server-loader dlls/ntdll/all server/wineserver loader/wine64 loader/wine64-preloader loader/wine.inf
+
+tests=$cache/tests/$srcver
+if [[ ! -f $tests/kernel32_test.exe || ! -f $tests/ntdll_test.exe ]]; then
+	mk tests dlls/kernel32/tests/all dlls/ntdll/tests/all
+	mkdir -p "$tests.tmp"
+	cp "$obj/dlls/kernel32/tests/x86_64-windows/kernel32_test.exe" \
+		"$obj/dlls/ntdll/tests/x86_64-windows/ntdll_test.exe" "$tests.tmp/"
+	rm -rf "$tests" && mv "$tests.tmp" "$tests"
+else
+	log "test programs cached: $tests"
+fi
+
+# --- the hybrid tree -------------------------------------------------------------
+# A build-tree layout (ntdll.so in dlls/ntdll makes ntdll use build_dir mode:
+# it starts ../../server/wineserver and finds NLS files in nls/); every other
+# DLL and program comes from the installed Wine through WINEDLLPATH.
+log "assembling $final"
+new=$final.new
+rm -rf "$new"
+mkdir -p "$new"/{dlls/ntdll/x86_64-windows,dlls/apisetschema/x86_64-windows,server,loader,nls,tests}
+cp "$obj/dlls/ntdll/ntdll.so" "$new/dlls/ntdll/"
+cp "$obj/dlls/ntdll/x86_64-windows/ntdll.dll" "$new/dlls/ntdll/x86_64-windows/"
+cp "$obj/server/wineserver" "$new/server/"
+cp "$obj"/loader/{wine64,wine64-preloader,wine.inf} "$new/loader/"
+ln -s "$wine_libdir/x86_64-windows/apisetschema.dll" "$new/dlls/apisetschema/x86_64-windows/"
+for f in /usr/share/wine/nls/*.nls; do ln -s "$f" "$new/nls/"; done
+cp "$tests"/*.exe "$new/tests/"
+(cd "$src" && git log --format='%h %s' "HEAD~${#patches[@]}..HEAD") >"$new/patches.txt"
+echo "$srcver" >"$new/wine-version"
+echo "$key" >"$new/build.key"
+rm -rf "$final.old"
+[[ -e $final ]] && mv "$final" "$final.old"
+mv "$new" "$final"
+rm -rf "$final.old"
+if [[ $keep == 0 ]]; then
+	rm -rf "$work"
+else
+	log "kept the source and object trees in $work"
+fi
+log "done: $final"

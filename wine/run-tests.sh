@@ -1,0 +1,105 @@
+#!/bin/bash
+# Runs one of Wine's conformance test units on the hybrid Wine of
+# wine/build.sh, with the winsync backend on or off, and checks the result.
+#
+#   wine/run-tests.sh [--on | --off] [--lib FILE] [--out DIR] MODULE UNIT
+#   wine/run-tests.sh [--on | --off] [--lib FILE] [--out DIR] --program EXE
+#     MODULE UNIT   kernel32 sync, kernel32 thread, ntdll sync, ntdll om, ...
+#     --program EXE another test program that ends with "N passed, N failed"
+#                   (wine/tests/backend.c)
+#     --on          WINEWINSYNC=1 (the default); --off: stock behaviour
+#     --lib FILE    libwinsync.so.0 for --on (see wine/run.sh)
+#     --out DIR     where the output goes (default: a temporary directory)
+#
+# Passes when the program exits with 0 and every process of the test
+# reports its tests with 0 failures.  The run has WINEWINSYNC_STATS=1:
+# with --on every process that used the backend prints its counters, and
+# the test must have served calls in process (the backend was in use);
+# with --off no process may print them (the backend was off).
+# Prints one summary line: "<module> <unit> (winsync on|off): N tests
+# executed, F failures, S skipped, T todo[; in process: ...]".
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mode=on
+lib_args=()
+out=""
+program=""
+while [[ $# -gt 0 ]]; do
+	case "$1" in
+	--on) mode=on; shift ;;
+	--off) mode=off; shift ;;
+	--lib) lib_args=(--lib "$2"); shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--program) program=$2; shift 2 ;;
+	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+if [[ -n $program ]]; then
+	[[ $# -eq 0 ]] || { echo "usage: run-tests.sh [--on|--off] [--lib FILE] --program EXE" >&2; exit 2; }
+	exe=$program module=$(basename "$program" .exe) unit=""
+	args=()
+else
+	[[ $# -eq 2 ]] || { echo "usage: run-tests.sh [--on|--off] [--lib FILE] MODULE UNIT" >&2; exit 2; }
+	module=$1 unit=$2
+	exe=$("$here/build.sh" --print-dir)/tests/${module}_test.exe
+	args=("$unit")
+fi
+[[ -f $exe ]] || { echo "run-tests.sh: no $exe: run wine/build.sh first" >&2; exit 2; }
+[[ -n $out ]] || out=$(mktemp -d "${TMPDIR:-/tmp}/wine-tests.XXXXXX")
+mkdir -p "$out"
+log=$out/$module${unit:+-$unit}-$mode.log
+
+status=0
+timeout 900 "$here/run.sh" --"$mode" "${lib_args[@]}" --stats -- "$exe" "${args[@]}" >"$log" 2>&1 || status=$?
+
+# "0020:sync: 345553 tests executed (10 marked as todo, 0 as flaky, 0 failures), 0 skipped."
+summary=$(awk -v unit="$unit" '
+	$0 ~ ":" unit ": [0-9]+ tests executed" {
+		sub(/^.*: /, "", $0)   # drop "pid:unit: "
+		gsub(/[(),.]/, " ")
+		n = split($0, f, " ")
+		for (i = 1; i <= n; i++) {
+			if (f[i] == "tests" && f[i + 1] == "executed") executed += f[i - 1]
+			if (f[i] == "marked") todo += f[i - 1]
+			if (f[i] == "failures") failures += f[i - 1]
+			if (f[i] == "skipped") skipped += f[i - 1]
+		}
+		processes++
+	}
+	END { printf "%d %d %d %d %d\n", processes, executed, failures, skipped, todo }' "$log")
+read -r processes executed failures skipped todo <<<"$summary"
+if [[ -n $program ]]; then
+	# "22 passed, 0 failed"
+	summary=$(awk '{ sub(/\r$/, "") } /^[0-9]+ passed, [0-9]+ failed$/ { p = $1; f = $3; n++ }
+		END { printf "%d %d %d\n", n, p + f, f }' "$log")
+	read -r processes executed failures <<<"$summary"
+fi
+stats=$(awk '/^winsync: process [0-9a-f]+: [0-9]+ calls in process/ {
+		calls += $4; lines++
+		for (i = 1; i <= NF; i++) if ($i == "fallbacks") fb += $(i - 1)
+	}
+	END { printf "%d %d %d\n", lines, calls, fb }' "$log")
+read -r stat_lines calls fallbacks <<<"$stats"
+
+line="$module${unit:+ $unit} (winsync $mode): $executed tests executed, $failures failures, $skipped skipped, $todo todo"
+[[ $mode == on ]] && line="$line; in process: $calls calls in $stat_lines processes, $fallbacks fallbacks to the server"
+echo "$line"
+
+fail() {
+	echo "FAILED: $*"
+	grep -E 'Test failed|Test succeeded inside todo|unhandled exception|^FAILED|^winsync|err:' "$log" | head -40 | sed 's/^/    /'
+	echo "    (full output: $log)"
+	exit 1
+}
+[[ $status -eq 0 ]] || fail "the test program exited with status $status"
+[[ $processes -gt 0 && $executed -gt 0 ]] || fail "no test summary in the output"
+[[ $failures -eq 0 ]] || fail "$failures failures"
+if [[ $mode == on ]]; then
+	[[ $stat_lines -gt 0 ]] || fail "no process reported winsync counters: the backend was not in use"
+	[[ $calls -gt 0 ]] || fail "no call was served in process: the backend was not in use"
+else
+	[[ $stat_lines -eq 0 ]] || fail "a process used winsync although the backend was off"
+fi
