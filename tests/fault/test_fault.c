@@ -1300,24 +1300,41 @@ static void *survivor_main(void *arg)
 }
 
 struct rtally {
+	bool replace;
 	long rounds, probes;
 	long overshoot_max, survivor_waits;
 };
 
+/* A call of the probe that must work on a consistent arena: else a broken invariant. */
+static bool probe_ok(ws_arena *a, struct rtally *rt, int rc, const char *what, int object)
+{
+	char report[256];
+
+	if (rc == 0)
+		return true;
+	tl.broken++;
+	ws_arena_check(a, report, sizeof report);
+	remember("random round %ld: %s of object %d after the deaths: %d (%s); the check says: %s",
+		 rt->rounds, what, object, rc, errname(rc), report);
+	return false;
+}
+
 /* Signals given after the round's deaths, each to one live waiter. */
-static void probe(ws_arena *a, struct rtally *rt)
+static bool probe(ws_arena *a, struct rtally *rt)
 {
 	struct waiter *p[NOBJ];
 	uint32_t idx;
 
+	/* Nothing signaled to start with: events reset, semaphores drained. */
+	for (int i = 0; i <= EM; i++)
+		if (!probe_ok(a, rt, ws_event_reset(a, rs->h[i], NULL), "reset", i))
+			return false;
+	for (int i = S0; i <= S1; i++)
+		while (poll_any(a, &rs->h[i], 1, 1, &idx) == 0)
+			;
 	for (int i = 0; i < NOBJ; i++) {
 		p[i] = calloc(1, sizeof(**p));
 		ck_assert_ptr_nonnull(p[i]);
-		if (i <= EM)
-			CK_OK(ws_event_reset(a, rs->h[i], NULL));
-		if (i == S0 || i == S1)
-			while (poll_any(a, &rs->h[i], 1, 1, &idx) == 0)
-				;
 		waiter_init(p[i], a, new_owner(), false, &rs->h[i], 1);
 		p[i]->timeout_ms = LONG_MS;
 		waiter_start(p[i]);
@@ -1325,11 +1342,11 @@ static void probe(ws_arena *a, struct rtally *rt)
 		if (!is_mutex(i))
 			waiter_asleep(p[i]);
 	}
-	CK_OK(ws_event_set(a, rs->h[EA0], NULL));
-	CK_OK(ws_event_set(a, rs->h[EA1], NULL));
-	CK_OK(ws_event_set(a, rs->h[EM], NULL));
-	CK_OK(ws_sem_release(a, rs->h[S0], 1, NULL));
-	CK_OK(ws_sem_release(a, rs->h[S1], 1, NULL));
+	probe_ok(a, rt, ws_event_set(a, rs->h[EA0], NULL), "set", EA0);
+	probe_ok(a, rt, ws_event_set(a, rs->h[EA1], NULL), "set", EA1);
+	probe_ok(a, rt, ws_event_set(a, rs->h[EM], NULL), "set", EM);
+	probe_ok(a, rt, ws_sem_release(a, rs->h[S0], 1, NULL), "release", S0);
+	probe_ok(a, rt, ws_sem_release(a, rs->h[S1], 1, NULL), "release", S1);
 	for (int i = 0; i < NOBJ; i++) {
 		rt->probes++;
 		if (!waiter_wait_done(p[i], long_ms())) {
@@ -1350,7 +1367,7 @@ static void probe(ws_arena *a, struct rtally *rt)
 				 p[i]->rc, errname(p[i]->rc));
 		}
 		if (is_mutex(i) && (p[i]->rc == 0 || p[i]->rc == -EOWNERDEAD))
-			CK_OK(ws_mutex_unlock(a, rs->h[i], p[i]->owner, NULL));
+			probe_ok(a, rt, ws_mutex_unlock(a, rs->h[i], p[i]->owner, NULL), "unlock", i);
 		waiter_join(p[i]);
 		free(p[i]);
 	}
@@ -1360,6 +1377,7 @@ static void probe(ws_arena *a, struct rtally *rt)
 		remember("random round %ld: a signal given once was received and also left behind",
 			 rt->rounds);
 	}
+	return true;
 }
 
 static void random_round(ws_arena *a, struct rng *r, struct rtally *rt)
@@ -1428,10 +1446,12 @@ static void random_round(ws_arena *a, struct rng *r, struct rtally *rt)
 		remember("random round %ld: ws_arena_check after the deaths: %d (%s) %s", rt->rounds,
 			 rc, errname(rc), report);
 	}
-	probe(a, rt);
-	rc = ws_arena_check(a, report, sizeof report);
-	if (rc) {
+	/* A broken arena is replaced: later rounds test the deaths, not the debris. */
+	if (rc || !probe(a, rt))
+		rt->replace = true;
+	else if ((rc = ws_arena_check(a, report, sizeof report)) != 0) {
 		tl.broken++;
+		rt->replace = true;
 		remember("random round %ld: ws_arena_check after the probe: %d (%s) %s", rt->rounds,
 			 rc, errname(rc), report);
 	}
@@ -1455,7 +1475,8 @@ START_TEST(random_kills)
 	rng_seed(&r, test_seed("random kills"));
 	for (long i = 0; i < rounds; i++) {
 		/* A new arena every 10 rounds: most rounds inherit what earlier deaths left. */
-		if (i % 10 == 0) {
+		if (i % 10 == 0 || rt.replace) {
+			rt.replace = false;
 			if (a)
 				drop_arena(a, rs->name);
 			a = named_arena(rs->name, sizeof rs->name, "random", 64);
