@@ -197,10 +197,8 @@ struct ws_arena_header {
 	uint32_t fresh_slots;     /* slots [0, fresh) have been used */
 	uint32_t free_head;       /* slot + 1: oldest freed slot */
 	uint32_t free_tail;
-	uint32_t fresh_records;
-	uint32_t free_records_head;
-	uint32_t free_records_tail;
-	uint32_t reserved1[1];
+	_Atomic uint32_t fresh_records; /* records [0, fresh) have been claimed once: no lock */
+	uint32_t reserved1[3];
 	_Alignas(64) _Atomic uint32_t lock;
 	uint32_t reserved2[15];
 };

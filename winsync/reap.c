@@ -10,8 +10,7 @@
 /* Records ever handed out: the rest are still zero. */
 static uint32_t records_used(ws_arena *arena)
 {
-	uint32_t n = atomic_load_explicit((_Atomic uint32_t *)&arena->header->fresh_records,
-					  memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&arena->header->fresh_records, memory_order_relaxed);
 
 	return n < arena->records_count ? n : arena->records_count;
 }
