@@ -175,7 +175,8 @@ struct ws_log {
 	uint32_t undo_count;
 	uint32_t claim_record;    /* record + 1 handed an object in this transaction, or 0 */
 	uint32_t claim_state;
-	uint32_t reserved[8];
+	uint32_t owner_died;      /* the owner id of a ws_owner_died() under way, or 0 */
+	uint32_t reserved[7];
 	struct ws_log_locked locked[WS_LOG_LOCKED];
 	struct ws_log_undo undo[WS_LOG_UNDO];
 };
@@ -197,10 +198,8 @@ struct ws_arena_header {
 	uint32_t fresh_slots;     /* slots [0, fresh) have been used */
 	uint32_t free_head;       /* slot + 1: oldest freed slot */
 	uint32_t free_tail;
-	uint32_t fresh_records;
-	uint32_t free_records_head;
-	uint32_t free_records_tail;
-	uint32_t reserved1[1];
+	_Atomic uint32_t fresh_records; /* records [0, fresh) have been claimed once: no lock */
+	uint32_t reserved1[3];
 	_Alignas(64) _Atomic uint32_t lock;
 	uint32_t reserved2[15];
 };

@@ -147,7 +147,8 @@ static int check_owed(struct check *k, uint32_t r, struct ws_record *rec)
 static int check_records(struct check *k)
 {
 	ws_arena *arena = k->arena;
-	uint32_t n = arena->header->fresh_records, linked = 0;
+	uint32_t n = atomic_load_explicit(&arena->header->fresh_records, memory_order_relaxed);
+	uint32_t linked = 0;
 	int ret;
 
 	if (n > arena->records_count)

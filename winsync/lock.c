@@ -197,6 +197,7 @@ static int enter(ws_arena *arena, bool block, struct ws_crit *c)
 	c->ref = ws_record_ref(arena, c->self);
 	c->robust_head = ws_robust_head();
 	c->deferred_wake = NULL;
+	c->guarding = false;
 	c->error = 0;
 	/* In a critical section from the first attempt: a suspension waits for the way out. */
 	t->critical++;
@@ -243,7 +244,7 @@ void ws_crit_leave_unlocked(struct ws_crit *c)
 void ws_crit_leave(struct ws_crit *c)
 {
 	unlock_arena(c);
-	ws_wake_deferred(c);
+	ws_guard_release(c);
 	ws_crit_leave_unlocked(c);
 }
 

@@ -31,7 +31,8 @@ struct ws_crit {
 	uint32_t self;          /* record index */
 	uint32_t ref;
 	void *robust_head;      /* for the dead-man wake of a hand-off (txn.c) */
-	void *pending_saved;    /* list_op_pending to put back after the deferred wake */
+	void *pending_saved;    /* the thread's list_op_pending, put back when we leave */
+	bool guarding;          /* list_op_pending points at a waiter of ours (txn.c) */
 	_Atomic uint32_t *deferred_wake; /* the last hand-off's word: woken after the unlock */
 	int error;              /* first inconsistency found: the transaction is undone */
 };

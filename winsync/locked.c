@@ -30,6 +30,8 @@ int ws_locked_call(ws_arena *arena, ws_handle handle, enum ws_type type, enum ws
 	ret = ws_obj_lock_handle(&c, handle, type, &slot);
 	if (ret >= 0) {
 		obj = &arena->objects[slot];
+		if (after != WS_AFTER_NOTHING)
+			ws_guard_queue(&c, slot);
 		ret = change(obj, ctx);
 		if (ret)
 			c.error = ret;

@@ -217,6 +217,25 @@ static int complete_all(struct ws_crit *c, uint32_t record, uint32_t slot, bool 
 	return 0;
 }
 
+void ws_guard_queue(struct ws_crit *c, uint32_t slot)
+{
+	ws_arena *arena = c->arena;
+	uint32_t id = arena->objects[slot].queue_head, bound = walk_bound(arena), r, k;
+	bool dead = false;
+
+	for (uint32_t steps = 0; id && steps <= bound; steps++) {
+		struct ws_entry *e = ws_entry_at(arena, id, &r, &k);
+
+		if (!e)
+			return;
+		if (!stale(&arena->records[r], &dead)) {
+			ws_guard(c, r);
+			return;
+		}
+		id = e->next;
+	}
+}
+
 int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead)
 {
 	ws_arena *arena = c->arena;
@@ -246,6 +265,8 @@ int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead)
 		}
 		if (!anything_left(obj, mode))
 			break;
+		/* From here this waiter may be owed the object: cover it against our death. */
+		ws_guard(c, r);
 		if (rec->wait_all && k < rec->count) {
 			ret = complete_all(c, r, slot, pulsed, &done, &abandoned);
 			if (ret < 0)
@@ -259,10 +280,10 @@ int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead)
 		if (done) {
 			WS_FAULT();
 			ws_hand(c, r, WS_WAIT_GOT | (abandoned ? WS_WAIT_ABANDONED : 0) | k);
+			ws_op_progress(c);
 			ret = ws_commit(c);
 			if (ret < 0)
 				return ret;
-			ws_op_progress(c);
 			if (mode == WS_SETTLE_PULSE_ONE)
 				break;
 		}

@@ -34,6 +34,12 @@ enum ws_settle {
 };
 
 /*
+ * Guards the first live waiter queued on locked object `slot` (txn.h): an
+ * operation about to make the object signaled does it before it commits.
+ */
+void ws_guard_queue(struct ws_crit *c, uint32_t slot);
+
+/*
  * Hands the operation's object (locked, op_slot) to its queued waiters,
  * one transaction each.  Sets *dead if it passed waiters of dead threads.
  */

@@ -10,8 +10,7 @@
 /* Records ever handed out: the rest are still zero. */
 static uint32_t records_used(ws_arena *arena)
 {
-	uint32_t n = atomic_load_explicit((_Atomic uint32_t *)&arena->header->fresh_records,
-					  memory_order_relaxed);
+	uint32_t n = atomic_load_explicit(&arena->header->fresh_records, memory_order_relaxed);
 
 	return n < arena->records_count ? n : arena->records_count;
 }
@@ -62,6 +61,7 @@ static int abandon_mutex(struct ws_crit *c, uint32_t slot, uint32_t owner)
 
 		ret = 0;
 		if (ws_head_type(head) == WS_TYPE_MUTEX && ws_head_value(head) == owner) {
+			ws_guard_queue(c, slot);
 			ws_head_write(obj, ws_head_tag(head) | WS_HEAD_ABANDONED, 0);
 			ws_put(&obj->aux, 0);
 			ret = ws_commit(c);
@@ -104,7 +104,7 @@ int ws_owner_died_locked(struct ws_crit *c, uint32_t owner)
 		if (atomic_load_explicit(&rec->state, memory_order_relaxed) != WS_WAIT_PENDING ||
 		    rec->wait_owner != owner)
 			continue;
-		ws_op_begin(c, WS_OP_OWNER_DIED, owner);
+		ws_op_begin(c, WS_OP_PLAIN, 0);
 		ws_hand(c, r, WS_WAIT_CANCELED);
 		ret = ws_commit(c);
 		ws_op_end(c);
@@ -193,7 +193,10 @@ int ws_owner_died(ws_arena *arena, uint32_t owner)
 	ret = ws_crit_enter(arena, &c);
 	if (ret)
 		return ret;
+	/* Several operations: whoever takes over from us if we die finishes them all. */
+	c.log->owner_died = owner;
 	ret = ws_owner_died_locked(&c, owner);
+	c.log->owner_died = 0;
 	ws_crit_leave(&c);
 	return ret;
 }

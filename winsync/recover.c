@@ -19,10 +19,13 @@ static void end_pulse(struct ws_crit *c, uint32_t slot)
 void ws_recover(struct ws_crit *c)
 {
 	struct ws_log *log = c->log;
-	uint32_t op = log->op, slot = log->op_slot, done = log->op_done;
+	uint32_t op = log->op, slot = log->op_slot, done, owner_died;
 	bool dead = false;
 
 	ws_log_replay(c);
+	/* After the replay: an uncommitted hand-off's count was undone with it. */
+	done = log->op_done;
+	owner_died = log->owner_died;
 	ws_stat_add(WS_STAT_RECOVERIES);
 	/* The operation it was in, finished: its own object is still locked. */
 	switch (op) {
@@ -43,14 +46,13 @@ void ws_recover(struct ws_crit *c)
 		}
 		ws_op_end(c);
 		break;
-	case WS_OP_OWNER_DIED:
-		ws_op_end(c);
-		ws_owner_died_locked(c, slot);
-		break;
 	default:
 		ws_op_end(c);
 		break;
 	}
+	/* A ws_owner_died() it was in the middle of: it runs to the end. */
+	if (owner_died)
+		ws_owner_died_locked(c, owner_died);
 	/* The dead holder itself, and whoever else died. */
 	ws_reap_dead(c);
 }

@@ -94,7 +94,7 @@ static bool robust_unlink(struct ws_record *rec)
 
 static bool take_fresh(ws_arena *arena, uint32_t *record)
 {
-	_Atomic uint32_t *fresh = (_Atomic uint32_t *)&arena->header->fresh_records;
+	_Atomic uint32_t *fresh = &arena->header->fresh_records;
 	uint32_t n = atomic_load_explicit(fresh, memory_order_relaxed);
 
 	do {

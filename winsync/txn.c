@@ -44,7 +44,8 @@ void ws_op_begin(struct ws_crit *c, enum ws_op op, uint32_t slot)
 
 void ws_op_progress(struct ws_crit *c)
 {
-	c->log->op_done++;
+	/* Undone with the transaction if it does not commit: a pulse counts exactly. */
+	ws_store(c, &c->log->op_done, c->log->op_done + 1);
 }
 
 static uint32_t head_tag(struct ws_object *obj)
@@ -178,45 +179,66 @@ bool ws_hand_pending(const struct ws_crit *c)
 	return c->log->claim_record != 0;
 }
 
-void ws_wake_deferred(struct ws_crit *c)
+static void wake_deferred(struct ws_crit *c)
 {
-	struct robust_head *head = c->robust_head;
-
 	if (!c->deferred_wake)
 		return;
 	ws_futex_wake(c->deferred_wake, 1, true);
 	WS_FAULT();
 	c->deferred_wake = NULL;
-	if (head) {
+}
+
+void ws_guard(struct ws_crit *c, uint32_t record)
+{
+	struct robust_head *head = c->robust_head;
+	void *word;
+
+	if (!head || record >= c->arena->records_count) {
+		wake_deferred(c);
+		return;
+	}
+	word = (char *)&c->arena->records[record].wake + WS_ROBUST_FUTEX_OFFSET;
+	if (!c->guarding) {
+		c->pending_saved = head->list_op_pending;
+		c->guarding = true;
+	}
+	if (head->list_op_pending != word) {
+		head->list_op_pending = word;
+		atomic_signal_fence(memory_order_seq_cst);
+		WS_FAULT();
+	}
+	/* Only now: the next waiter is covered before the last one is woken. */
+	wake_deferred(c);
+}
+
+void ws_guard_release(struct ws_crit *c)
+{
+	struct robust_head *head = c->robust_head;
+
+	wake_deferred(c);
+	if (c->guarding && head) {
 		atomic_signal_fence(memory_order_seq_cst);
 		head->list_op_pending = c->pending_saved;
 	}
+	c->guarding = false;
 }
 
 /*
- * Gives the named waiter its object.  The robust list's pending entry points
- * at the waiter's `wake` word from here until the waiter has been woken: if
- * we die anywhere in between, the kernel wakes the waiter, which then finds
- * the lock holder dead and finishes this from the log, or finds its result.
- * The wake itself waits for the next hand-off or the unlock.
+ * Gives the named waiter its object.  It is guarded from here until it has
+ * been woken: if we die anywhere in between, the kernel wakes it, and it
+ * finds its result, or the lock holder dead and the hand-off in the log.
+ * The wake itself waits for the next guard or the unlock.
  */
 static void apply_hand(struct ws_crit *c)
 {
 	struct ws_log *log = c->log;
 	uint32_t r = log->claim_record;
-	struct robust_head *head = c->robust_head;
 	struct ws_record *rec;
 
 	if (!r || r > c->arena->records_count)
 		return;
 	rec = &c->arena->records[r - 1];
-	/* One pending entry: the previous hand-off's waiter is woken first. */
-	ws_wake_deferred(c);
-	if (head) {
-		c->pending_saved = head->list_op_pending;
-		head->list_op_pending = (char *)&rec->wake + WS_ROBUST_FUTEX_OFFSET;
-		atomic_signal_fence(memory_order_seq_cst);
-	}
+	ws_guard(c, r - 1);
 	WS_FAULT();
 	atomic_store_explicit(&rec->state, log->claim_state, memory_order_release);
 	WS_FAULT();

@@ -24,12 +24,13 @@
  *   - then the operation is finished by its kind (recover.c): a signal
  *     settles its object again, a pulse releases the waiters it had not
  *     reached, a reap reaps again.
- *   - the hand-off's waiter is woken even if the holder dies between the
- *     commit and its own wake: the holder's robust list_op_pending points
- *     at the waiter's `wake` word meanwhile, and the kernel wakes it.  The
- *     last hand-off of a critical section is woken after the lock is
- *     released, under the same cover, so that the waiter does not run
- *     into the held lock.
+ *   - a waiter owed something by a holder that dies is woken by the kernel
+ *     (ws_guard below) and finishes the operation itself; the last
+ *     hand-off of a critical section is woken after the lock is released,
+ *     under the same cover, so that the waiter does not run into the held
+ *     lock.  Between two guarded waiters there is one instruction where
+ *     neither is: a blocked waiter also looks for a dead holder every
+ *     second (wait.c).
  */
 #ifndef WINSYNC_TXN_H
 #define WINSYNC_TXN_H
@@ -47,7 +48,6 @@ enum ws_op {
 	WS_OP_PULSE_ONE,   /* pulse op_slot: release one waiter unless op_done */
 	WS_OP_PULSE_ALL,   /* pulse op_slot: release every waiter still queued */
 	WS_OP_REAP,        /* reclaim dead records: reap again */
-	WS_OP_OWNER_DIED,  /* op_slot is the owner id: run it again */
 };
 
 /* Starts an operation; `slot` is its own object, kept locked across transactions. */
@@ -79,18 +79,25 @@ bool ws_hand_pending(const struct ws_crit *c);
  * error).  The operation's own object stays locked.
  */
 int ws_commit(struct ws_crit *c);
-/* Counts a hand-off toward the operation (a pulse's progress). */
+/* Counts a hand-off toward the operation (a pulse's progress), within the transaction. */
 void ws_op_progress(struct ws_crit *c);
 
 /* Undoes an uncommitted transaction of a dead holder, or completes a committed one. */
 void ws_log_replay(struct ws_crit *c);
 
 /*
- * Wakes the waiter of the last hand-off, which waits until the lock is
- * released (so that it does not wake into a held lock); list_op_pending
- * has pointed at its word since the hand-off, so our death meanwhile still
- * wakes it.
+ * The dead-man wake.  While a critical section owes anything to a queued
+ * waiter (an object it is about to hand over, a hand-off not yet woken),
+ * the thread's robust list_op_pending points at that waiter's `wake` word,
+ * so that if the thread dies the kernel wakes the waiter, which finds the
+ * lock holder dead and finishes the operation from the log.  ws_guard
+ * moves the pointer to `record`, then wakes the previous hand-off's waiter.
  */
-void ws_wake_deferred(struct ws_crit *c);
+void ws_guard(struct ws_crit *c, uint32_t record);
+/*
+ * After the unlock: wakes the last hand-off's waiter (it waited so as not
+ * to wake into a held lock) and puts list_op_pending back.
+ */
+void ws_guard_release(struct ws_crit *c);
 
 #endif

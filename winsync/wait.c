@@ -21,6 +21,11 @@
 
 /* How often a waiter on someone else's mutex looks for dead owners. */
 #define OWNER_CHECK_NS 50000000L
+/*
+ * How often any blocked waiter looks for a dead lock holder that owed it
+ * something: the kernel's dead-man wake covers all but one instruction.
+ */
+#define HOLDER_CHECK_NS 1000000000L
 
 struct wait_plan {
 	const struct ws_wait *wait;
@@ -379,18 +384,17 @@ static int block(ws_arena *arena, const struct wait_plan *plan, bool all, struct
 
 		if (state != WS_WAIT_PENDING)
 			return result_of(plan, all, state, index);
-		if (rec->mutexes) {
-			ws_os_clock_now(WS_CLOCK_MONOTONIC, &slice);
-			slice.tv_nsec += OWNER_CHECK_NS;
-			if (slice.tv_nsec >= 1000000000L) {
-				slice.tv_nsec -= 1000000000L;
-				slice.tv_sec++;
-			}
-			if (!until || clock != WS_CLOCK_MONOTONIC || until->tv_sec > slice.tv_sec ||
-			    (until->tv_sec == slice.tv_sec && until->tv_nsec > slice.tv_nsec)) {
-				until = &slice;
-				clock = WS_CLOCK_MONOTONIC;
-			}
+		/* A slice ends early, on CLOCK_MONOTONIC; the deadline's clock may differ. */
+		ws_os_clock_now(WS_CLOCK_MONOTONIC, &slice);
+		slice.tv_nsec += rec->mutexes ? OWNER_CHECK_NS : HOLDER_CHECK_NS;
+		while (slice.tv_nsec >= 1000000000L) {
+			slice.tv_nsec -= 1000000000L;
+			slice.tv_sec++;
+		}
+		if (!until || clock != WS_CLOCK_MONOTONIC || until->tv_sec > slice.tv_sec ||
+		    (until->tv_sec == slice.tv_sec && until->tv_nsec > slice.tv_nsec)) {
+			until = &slice;
+			clock = WS_CLOCK_MONOTONIC;
 		}
 		WS_FAULT();
 		ws_futex_wait(&word, 1, until, clock);
