@@ -176,7 +176,8 @@ struct ws_log {
 	uint32_t claim_record;    /* record + 1 handed an object in this transaction, or 0 */
 	uint32_t claim_state;
 	uint32_t owner_died;      /* the owner id of a ws_owner_died() under way, or 0 */
-	uint32_t reserved[7];
+	uint32_t wake_record;     /* record + 1 handed an object, maybe not yet woken, or 0 */
+	uint32_t reserved[6];
 	struct ws_log_locked locked[WS_LOG_LOCKED];
 	struct ws_log_undo undo[WS_LOG_UNDO];
 };

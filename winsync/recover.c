@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "recover.h"
 
+#include "futex.h"
 #include "queue.h"
 #include "reap.h"
 #include "stats.h"
@@ -16,12 +17,27 @@ static void end_pulse(struct ws_crit *c, uint32_t slot)
 		ws_head_write(obj, ws_head_tag(head), 0);
 }
 
+/*
+ * A hand-off the dead holder made but may not have woken: ws_guard covers
+ * the next waiter before it wakes the last one, so the kernel woke only
+ * the next.  A second wake is harmless.
+ */
+static void wake_handed(struct ws_crit *c)
+{
+	uint32_t r = c->log->wake_record;
+
+	if (r && r <= c->arena->records_count)
+		ws_futex_wake(&c->arena->records[r - 1].wake, 1, true);
+	c->log->wake_record = 0;
+}
+
 void ws_recover(struct ws_crit *c)
 {
 	struct ws_log *log = c->log;
 	uint32_t op = log->op, slot = log->op_slot, done, owner_died;
 	bool dead = false;
 
+	wake_handed(c);
 	ws_log_replay(c);
 	/* After the replay: an uncommitted hand-off's count was undone with it. */
 	done = log->op_done;

@@ -186,6 +186,7 @@ static void wake_deferred(struct ws_crit *c)
 	ws_futex_wake(c->deferred_wake, 1, true);
 	WS_FAULT();
 	c->deferred_wake = NULL;
+	c->log->wake_record = 0;
 }
 
 void ws_guard(struct ws_crit *c, uint32_t record)
@@ -244,6 +245,8 @@ static void apply_hand(struct ws_crit *c)
 	WS_FAULT();
 	atomic_store_explicit(&rec->wake, WS_WAKE_DONE, memory_order_release);
 	WS_FAULT();
+	/* Read by a recovery: the guard moves on before this wake is made. */
+	c->log->wake_record = r;
 	c->deferred_wake = &rec->wake;
 }
 

@@ -28,9 +28,11 @@
  *     (ws_guard below) and finishes the operation itself; the last
  *     hand-off of a critical section is woken after the lock is released,
  *     under the same cover, so that the waiter does not run into the held
- *     lock.  Between two guarded waiters there is one instruction where
- *     neither is: a blocked waiter also looks for a dead holder every
- *     second (wait.c).
+ *     lock.  The guard moves to the next waiter before the last one is
+ *     woken; the log names the last one (wake_record), and the recovery
+ *     that the next waiter runs wakes it again.  A blocked waiter also
+ *     looks for a dead holder every second (wait.c), for a guard lost to
+ *     corruption.
  */
 #ifndef WINSYNC_TXN_H
 #define WINSYNC_TXN_H
