@@ -137,7 +137,8 @@ WS_API int ws_mutex_read(ws_arena *arena, ws_handle mutex, uint32_t *count, uint
  *
  * Without the call, the death of a thread is found by the kernel (each
  * thread that enters an arena has a record on its robust futex list): the
- * mutexes held under the owner id that thread used last are abandoned when
+ * mutexes held under the owner id that thread used last (to acquire a mutex,
+ * or to create one owned) are abandoned when
  * no live thread uses that id any more, and a waiter blocked on such a mutex
  * gets it with -EOWNERDEAD within 100 ms of the death.
  */

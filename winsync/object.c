@@ -11,6 +11,7 @@
 #include <limits.h>
 
 #include "queue.h"
+#include "thread.h"
 
 bool ws_obj_ready(struct ws_object *obj, uint32_t owner)
 {
@@ -130,6 +131,9 @@ int ws_object_create(ws_arena *arena, enum ws_type type, uint32_t value, uint32_
 			ret = c.error = -EUCLEAN;
 	}
 	if (!ret) {
+		/* Created owned is acquired: the owner id goes on our record, for our death. */
+		if (type == WS_TYPE_MUTEX && value)
+			ws_self_owner(arena, c.self, value);
 		if (gen == 0)
 			gen = 1; /* never used: handle 0 stays invalid */
 		ws_put(&obj->aux, aux);

@@ -186,7 +186,6 @@ static void wake_deferred(struct ws_crit *c)
 	ws_futex_wake(c->deferred_wake, 1, true);
 	WS_FAULT();
 	c->deferred_wake = NULL;
-	c->log->wake_record = 0;
 }
 
 void ws_guard(struct ws_crit *c, uint32_t record)
@@ -377,6 +376,8 @@ void ws_op_end(struct ws_crit *c)
 	ws_commit(c);
 	keep_only(c, NO_SLOT);
 	WS_FAULT();
+	/* The last hand-off is woken after the unlock, guarded till then. */
+	c->log->wake_record = 0;
 	set_log_state(c->log, WS_LOG_IDLE);
 	WS_FAULT();
 }
