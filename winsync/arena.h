@@ -109,7 +109,7 @@ struct ws_entry {
  */
 struct ws_record {
 	_Atomic uint32_t alive;   /* the thread's tid while it lives */
-	uint32_t generation;      /* bumped when the record is freed */
+	_Atomic uint32_t generation; /* bumped when the record is freed; read without the lock */
 	uint32_t tid;
 	_Atomic uint32_t owner;   /* the owner id it last acquired a mutex with */
 	_Atomic uint32_t holding; /* set before taking the arena lock, cleared after */

@@ -52,8 +52,9 @@ static int change(ws_arena *arena, ws_handle event, bool *was_signaled, enum cha
 		if (ws_head_tag(head) & busy)
 			break;
 		e.was = ws_head_value(head);
-		if (e.was == (change == SET) ||
-		    atomic_compare_exchange_weak_explicit(&arena->objects[slot].head, &head,
+		/* Even with no change, a release RMW: what the caller wrote before is
+		 * ordered before any wait that sees the event signaled. */
+		if (atomic_compare_exchange_weak_explicit(&arena->objects[slot].head, &head,
 							  ws_make_head(ws_head_tag(head),
 								       change == SET),
 							  memory_order_release,

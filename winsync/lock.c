@@ -50,7 +50,7 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct holder_watch *wat
 	struct ws_record *rec = ws_ref_record(arena, ref);
 	uint32_t holding;
 
-	if (!rec || (rec->generation & WS_REF_GEN_MASK) != ref >> WS_REF_INDEX_BITS ||
+	if (!rec || (ws_get(&rec->generation) & WS_REF_GEN_MASK) != ref >> WS_REF_INDEX_BITS ||
 	    ws_record_liveness(rec) != WS_LIVE)
 		return true;
 	holding = atomic_load_explicit(&rec->holding, memory_order_seq_cst);
@@ -75,7 +75,7 @@ bool ws_lock_holder_dead(ws_arena *arena)
 	if (!seen)
 		return false;
 	rec = ws_ref_record(arena, ref);
-	return !rec || (rec->generation & WS_REF_GEN_MASK) != ref >> WS_REF_INDEX_BITS ||
+	return !rec || (ws_get(&rec->generation) & WS_REF_GEN_MASK) != ref >> WS_REF_INDEX_BITS ||
 	       ws_record_liveness(rec) != WS_LIVE;
 }
 

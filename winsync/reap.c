@@ -146,7 +146,7 @@ static int reap_record(struct ws_crit *c, uint32_t r, bool adopted)
 		return 0;
 	/* A new generation first: lock words naming the dead thread stay dead. */
 	ws_op_begin(c, WS_OP_REAP, r);
-	ws_store(c, &rec->generation, rec->generation + 1);
+	ws_store(c, &rec->generation, ws_get(&rec->generation) + 1);
 	ret = ws_commit(c);
 	ws_op_end(c);
 	if (ret < 0)

@@ -71,7 +71,7 @@ static inline void ws_self_owner(ws_arena *arena, uint32_t record, uint32_t owne
 /* The lock word's name for a record: generation and index + 1. */
 static inline uint32_t ws_record_ref(ws_arena *arena, uint32_t record)
 {
-	uint32_t gen = arena->records[record].generation & WS_REF_GEN_MASK;
+	uint32_t gen = ws_get(&arena->records[record].generation) & WS_REF_GEN_MASK;
 
 	return gen << WS_REF_INDEX_BITS | (record + 1);
 }

@@ -237,6 +237,11 @@ static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *inde
 		*retry = true;
 		return 0;
 	}
+	/* A manual event is not taken: an acquire load orders what follows the wait. */
+	if (manual && atomic_load_explicit(&obj->head, memory_order_acquire) != head) {
+		*retry = true;
+		return 0;
+	}
 	WS_FAULT();
 	*done = true;
 	*index = first;
