@@ -12,7 +12,9 @@
 # kselftest order. Each program prints TAP; a program that exits with
 # KSFT_SKIP (4) or prints only skips counts as skipped, a crash or any other
 # non-zero exit as failed. The last line is "N passed, N failed, N skipped"
-# (tests, not programs). Exit status: 0 when nothing failed.
+# (tests, not programs). Exit status: 0 when nothing failed and at least
+# one program ran; 1 when a test failed or no program ran at all (an empty
+# run.sh or PROGRAM list, or a directory without run.sh); 2 for a bad DIR.
 #
 # FUTEX2_REQUIRE=1 in the environment turns "this kernel lacks the feature"
 # from a skip into a failure: set it when the kernel carries the series.
@@ -35,8 +37,9 @@ else
 	list=$(sed -n 's/^\.\/\([^ ]*\)\(.*\)$/\1\2/p' run.sh | sed 's/ *\$COLOR//')
 fi
 
-pass=0 fail=0 skip=0 bad_progs=""
+pass=0 fail=0 skip=0 progs=0 bad_progs=""
 out=$(mktemp)
+: >"$out.results"
 echo "$list" | while IFS= read -r cmd; do
 	[ -n "$cmd" ] || continue
 	echo "# ---- ./$cmd"
@@ -58,6 +61,7 @@ echo "$list" | while IFS= read -r cmd; do
 done
 while read -r tag p f s rc cmd; do
 	[ "$tag" = RESULT ] || continue
+	progs=$((progs + 1))
 	pass=$((pass + p))
 	fail=$((fail + f))
 	skip=$((skip + s))
@@ -65,5 +69,9 @@ while read -r tag p f s rc cmd; do
 done <"$out.results"
 rm -f "$out" "$out.results"
 [ -z "$bad_progs" ] || echo "# failed:$bad_progs"
-echo "futex selftests ($dir, kernel $(uname -r)): $pass passed, $fail failed, $skip skipped"
+echo "futex selftests ($dir, kernel $(uname -r), $progs program runs): $pass passed, $fail failed, $skip skipped"
+if [ "$progs" = 0 ]; then
+	echo "run-selftests.sh: no test program ran (empty list or no run.sh in $dir)" >&2
+	exit 1
+fi
 [ "$fail" = 0 ]
