@@ -34,20 +34,23 @@ static int check_queue(struct check *k, uint32_t slot, struct ws_object *obj)
 {
 	ws_arena *arena = k->arena;
 	uint32_t id = obj->queue_head, prev = 0, n = 0, r, e;
+	/* Read once, and no more than every entry of every record: a scribbled
+	 * count must not stretch a walk around a cycle. */
+	uint32_t queued = obj->queued, bound = arena->records_count * WS_ENTRIES_PER_WAIT;
 
 	while (id) {
 		struct ws_entry *entry = ws_entry_at(arena, id, &r, &e);
 
-		if (!entry || n > obj->queued)
-			return fail(k, "slot %u: queue runs past its %u entries", slot, obj->queued);
+		if (!entry || n >= queued || n >= bound)
+			return fail(k, "slot %u: queue runs past its %u entries", slot, queued);
 		if (!entry->linked || entry->object != slot || entry->prev != prev)
 			return fail(k, "slot %u: entry %u of record %u badly linked", slot, e, r);
 		prev = id;
 		id = entry->next;
 		n++;
 	}
-	if (n != obj->queued || obj->queue_tail != prev)
-		return fail(k, "slot %u: %u entries queued, %u counted, tail %u/%u", slot, obj->queued, n,
+	if (n != queued || obj->queue_tail != prev)
+		return fail(k, "slot %u: %u entries queued, %u counted, tail %u/%u", slot, queued, n,
 			    obj->queue_tail, prev);
 	k->linked_in_queues += n;
 	return 0;
