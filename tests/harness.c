@@ -289,12 +289,12 @@ uint32_t new_owner(void)
 	return atomic_fetch_add(&next, 1);
 }
 
-bool under_sanitizer(void)
+bool under_asan(void)
 {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_ADDRESS__)
 	return true;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#if __has_feature(address_sanitizer)
 	return true;
 #else
 	return false;
@@ -302,6 +302,26 @@ bool under_sanitizer(void)
 #else
 	return false;
 #endif
+}
+
+bool under_tsan(void)
+{
+#if defined(__SANITIZE_THREAD__)
+	return true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+	return true;
+#else
+	return false;
+#endif
+#else
+	return false;
+#endif
+}
+
+bool under_sanitizer(void)
+{
+	return under_asan() || under_tsan();
 }
 
 void waiter_init(struct waiter *w, ws_arena *a, uint32_t owner, bool all,

@@ -145,7 +145,9 @@ void join(pthread_t t);
 /* A fresh owner id unique in this process (never 0). */
 uint32_t new_owner(void);
 
-/* True when built with ASan or TSan. */
+/* The sanitizer the tests were built with, if any. */
+bool under_asan(void);
+bool under_tsan(void);
 bool under_sanitizer(void);
 
 /* Assert a ws_* call returns the expected value, printing the call. */

@@ -34,36 +34,6 @@ bool in_guest(void)
 	return cached;
 }
 
-bool under_asan(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-	return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	return true;
-#else
-	return false;
-#endif
-#else
-	return false;
-#endif
-}
-
-bool under_tsan(void)
-{
-#if defined(__SANITIZE_THREAD__)
-	return true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-	return true;
-#else
-	return false;
-#endif
-#else
-	return false;
-#endif
-}
-
 int robust_scale(void)
 {
 	const char *env = getenv("WINSYNC_ROBUST_SCALE");

@@ -19,8 +19,6 @@
 #include "harness.h"
 
 bool in_guest(void);
-bool under_asan(void);
-bool under_tsan(void);
 
 /* Percent of the host's work to do here (see above). */
 int robust_scale(void);
