@@ -25,13 +25,14 @@ int ws_locked_call(ws_arena *arena, ws_handle handle, enum ws_type type, enum ws
 		     : manual		      ? WS_OP_PULSE_ALL
 					      : WS_OP_PULSE_ONE;
 		slot = s;
+		/* Before the operation is logged: from then on it owes its waiters. */
+		if (s < arena->slots)
+			ws_guard_queue(&c, s);
 	}
 	ws_op_begin(&c, op, after == WS_AFTER_NOTHING ? 0 : slot);
 	ret = ws_obj_lock_handle(&c, handle, type, &slot);
 	if (ret >= 0) {
 		obj = &arena->objects[slot];
-		if (after != WS_AFTER_NOTHING)
-			ws_guard_queue(&c, slot);
 		ret = change(obj, ctx);
 		if (ret)
 			c.error = ret;

@@ -195,6 +195,7 @@ void ws_guard(struct ws_crit *c, uint32_t record)
 
 	if (!head || record >= c->arena->records_count) {
 		wake_deferred(c);
+		c->log->wake_record = 0;
 		return;
 	}
 	word = (char *)&c->arena->records[record].wake + WS_ROBUST_FUTEX_OFFSET;
@@ -209,6 +210,9 @@ void ws_guard(struct ws_crit *c, uint32_t record)
 	}
 	/* Only now: the next waiter is covered before the last one is woken. */
 	wake_deferred(c);
+	/* Under the lock still (not so after the unlock, ws_guard_release): a
+	 * stale name left there costs a recovery one spurious wake. */
+	c->log->wake_record = 0;
 }
 
 void ws_guard_release(struct ws_crit *c)
@@ -376,8 +380,6 @@ void ws_op_end(struct ws_crit *c)
 	ws_commit(c);
 	keep_only(c, NO_SLOT);
 	WS_FAULT();
-	/* The last hand-off is woken after the unlock, guarded till then. */
-	c->log->wake_record = 0;
 	set_log_state(c->log, WS_LOG_IDLE);
 	WS_FAULT();
 }

@@ -405,8 +405,12 @@ static int block(ws_arena *arena, const struct wait_plan *plan, bool all, struct
 		ws_futex_wait(&word, 1, until, clock);
 		WS_FAULT();
 		state = atomic_load_explicit(&rec->state, memory_order_acquire);
-		if (state != WS_WAIT_PENDING)
+		if (state != WS_WAIT_PENDING) {
+			/* The kernel's wake for a giver that died after our hand-off: its
+			 * operation may owe others too, so finish it (one load if not). */
+			sweep(arena, false);
 			return result_of(plan, all, state, index);
+		}
 		if (deadline_passed(plan))
 			return give_up(arena, plan, all, rec, index);
 		/* Spurious, a slice, or the kernel's wake for a hand-off whose giver died. */

@@ -943,8 +943,15 @@ static void run_trial(const struct scenario *sc, long k, long t1_ms, struct tria
 	/* Those the dead thread's operation served must wake without anyone's help. */
 	bool done_a[MAXW];
 
-	if (t1_ms)
-		await_done(t, t->nw, t1_ms);
+	if (t1_ms) {
+		struct timespec t0 = ts_now(CLOCK_MONOTONIC);
+		int n = await_done(t, t->nw, t1_ms);
+
+		/* WINSYNC_FAULT_DEBUG: how long the waiters took to wake by themselves. */
+		if (getenv("WINSYNC_FAULT_DEBUG"))
+			printf("point %ld: %d of %d waiters done %ld ms after the death\n", k, n,
+			       t->nw, ts_diff_ms(ts_now(CLOCK_MONOTONIC), t0));
+	}
 	for (int i = 0; i < t->nw; i++)
 		done_a[i] = waiter_done(t->w[i]);
 	t->woke = count_done(t);
@@ -988,6 +995,8 @@ static void judged_trial(const struct scenario *sc, long k)
 	run_trial(sc, k, t1, &t);
 	if (t.late && t1 && !confirmed && reruns_left > 0) {
 		tl.reruns++;
+		if (getenv("WINSYNC_FAULT_DEBUG"))
+			printf("re-run: %s point %ld site %#lx\n", sc->name, k, (unsigned long)t.site);
 		reruns_left--;
 		run_trial(sc, k, 1500 * slow_factor(), &t);
 	}
