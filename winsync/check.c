@@ -64,7 +64,8 @@ static int check_object(struct check *k, uint32_t slot, uint32_t *live)
 	enum ws_type type = ws_head_type(head);
 
 	if (tag & WS_HEAD_LOCKED)
-		return fail(k, "slot %u: still LOCKED", slot);
+		return fail(k, "slot %u: still LOCKED (type %u value %u, queued %u)", slot,
+			    (unsigned)type, value, obj->queued);
 	if (!(tag & WS_HEAD_QUEUED) != !obj->queued)
 		return fail(k, "slot %u: QUEUED flag %d with %u entries", slot,
 			    !!(tag & WS_HEAD_QUEUED), obj->queued);

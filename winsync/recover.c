@@ -7,11 +7,19 @@
 #include "stats.h"
 #include "txn.h"
 
-/* A pulse ends with its event unsignaled, whatever happened on the way. */
+/*
+ * A pulse ends with its event unsignaled, whatever happened on the way.  A
+ * settle that failed undid its transaction and unlocked the event: lock it
+ * again, or the head write would leave a LOCKED mark nobody lists.
+ */
 static void end_pulse(struct ws_crit *c, uint32_t slot)
 {
 	struct ws_object *obj = &c->arena->objects[slot];
-	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
+	uint64_t head;
+
+	if (ws_obj_lock(c, slot) < 0)
+		return;
+	head = atomic_load_explicit(&obj->head, memory_order_relaxed);
 
 	if (ws_head_type(head) == WS_TYPE_EVENT)
 		ws_head_write(obj, ws_head_tag(head), 0);
@@ -37,6 +45,10 @@ void ws_recover(struct ws_crit *c)
 	uint32_t op = log->op, slot = log->op_slot, done, owner_died;
 	bool dead = false;
 
+	/* An idle log's op is the last one, finished: there is nothing to go on with
+	 * (and its writes would not be logged: a second death would strand them). */
+	if (atomic_load_explicit(&log->state, memory_order_relaxed) == WS_LOG_IDLE)
+		op = WS_OP_NONE;
 	wake_handed(c);
 	ws_log_replay(c);
 	/* After the replay: an uncommitted hand-off's count was undone with it. */

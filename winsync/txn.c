@@ -121,6 +121,7 @@ static void release_entry(ws_arena *arena, struct ws_log_locked *e)
 {
 	e->released = 1;
 	atomic_signal_fence(memory_order_seq_cst);
+	WS_FAULT();
 	clear_locked(&arena->objects[e->slot]);
 }
 
@@ -324,8 +325,14 @@ static void keep_only(struct ws_crit *c, uint32_t keep)
 	for (uint32_t i = 0; i < n; i++) {
 		struct ws_log_locked *e = &log->locked[i];
 
-		if (e->released || e->slot >= c->arena->slots)
+		if (e->slot >= c->arena->slots)
 			continue;
+		if (e->released) {
+			/* A release cut short by a death: flagged, maybe not yet unlocked. */
+			if (e->slot != keep)
+				clear_locked(&c->arena->objects[e->slot]);
+			continue;
+		}
 		if (e->slot != keep) {
 			release_entry(c->arena, e);
 			WS_FAULT();
