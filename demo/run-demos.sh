@@ -174,6 +174,11 @@ variant() {
     tail -20 "$file" | sed 's/^/      /'
     echo "      -- stderr ($file.err):"
     tail -40 "$file.err" | sed 's/^/      /'
+    # Killed by a signal: the kernel's own line says where (faulting ip, library).
+    if [[ $status -gt 128 ]] && dmesg >/dev/null 2>&1; then
+      echo "      -- kernel log (last segfault or trap lines):"
+      dmesg | grep -E 'segfault|trap|general protection' | tail -5 | sed 's/^/      /'
+    fi
     return 1
   fi
 }
