@@ -289,16 +289,17 @@ uint32_t new_owner(void)
 	return atomic_fetch_add(&next, 1);
 }
 
+/* GCC names the sanitizers with macros, Clang with __has_feature. */
+#if defined(__has_feature)
+#define HAS_FEATURE(x) __has_feature(x)
+#else
+#define HAS_FEATURE(x) 0
+#endif
+
 bool under_asan(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || HAS_FEATURE(address_sanitizer)
 	return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-	return true;
-#else
-	return false;
-#endif
 #else
 	return false;
 #endif
@@ -306,14 +307,8 @@ bool under_asan(void)
 
 bool under_tsan(void)
 {
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) || HAS_FEATURE(thread_sanitizer)
 	return true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-	return true;
-#else
-	return false;
-#endif
 #else
 	return false;
 #endif

@@ -63,7 +63,7 @@ long slow_factor(void)
 {
 	if (in_guest())
 		return 20;
-	if (under_tsan() || under_asan())
+	if (under_sanitizer())
 		return 3;
 	return 1;
 }
