@@ -19,19 +19,6 @@
 
 static void (*_Atomic suspend_hook)(void);
 
-static struct timespec after_ns(long ns)
-{
-	struct timespec t;
-
-	ws_os_clock_now(WS_CLOCK_MONOTONIC, &t);
-	t.tv_nsec += ns;
-	while (t.tv_nsec >= 1000000000L) {
-		t.tv_nsec -= 1000000000L;
-		t.tv_sec++;
-	}
-	return t;
-}
-
 /* Follows a sleeper's view of one holder across its sleeps. */
 struct holder_watch {
 	uint32_t word;     /* the lock word when the suspicion started */
@@ -91,7 +78,7 @@ static void sleep_on_holder(ws_arena *arena, uint32_t seen)
 	};
 	unsigned int count = 1;
 	struct ws_record *rec = ws_ref_record(arena, seen & ~WS_LOCK_CONTENDED);
-	struct timespec slice = after_ns(LOCK_CHECK_NS);
+	struct timespec slice = ws_os_monotonic_after(LOCK_CHECK_NS);
 
 	if (rec && (arena->shared || ws_futex_mixed_flags())) {
 		uint32_t alive = atomic_load_explicit(&rec->alive, memory_order_relaxed);

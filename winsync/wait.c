@@ -23,7 +23,7 @@
 #define OWNER_CHECK_NS 50000000L
 /*
  * How often any blocked waiter looks for a dead lock holder that owed it
- * something: the kernel's dead-man wake covers all but one instruction.
+ * something: a backstop, for a dead-man wake (txn.h) that corruption lost.
  */
 #define HOLDER_CHECK_NS 1000000000L
 
@@ -390,12 +390,7 @@ static int block(ws_arena *arena, const struct wait_plan *plan, bool all, struct
 		if (state != WS_WAIT_PENDING)
 			return result_of(plan, all, state, index);
 		/* A slice ends early, on CLOCK_MONOTONIC; the deadline's clock may differ. */
-		ws_os_clock_now(WS_CLOCK_MONOTONIC, &slice);
-		slice.tv_nsec += rec->mutexes ? OWNER_CHECK_NS : HOLDER_CHECK_NS;
-		while (slice.tv_nsec >= 1000000000L) {
-			slice.tv_nsec -= 1000000000L;
-			slice.tv_sec++;
-		}
+		slice = ws_os_monotonic_after(rec->mutexes ? OWNER_CHECK_NS : HOLDER_CHECK_NS);
 		if (!until || clock != WS_CLOCK_MONOTONIC || until->tv_sec > slice.tv_sec ||
 		    (until->tv_sec == slice.tv_sec && until->tv_nsec > slice.tv_nsec)) {
 			until = &slice;
