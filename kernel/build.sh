@@ -101,21 +101,11 @@ tar -xf "$tarball" -C "$out/unpack"
 mv "$out/unpack/linux-source-6.1" "$src"
 rmdir "$out/unpack"
 
-export GIT_AUTHOR_NAME="winsync build" GIT_AUTHOR_EMAIL="build@winsync.invalid"
-export GIT_COMMITTER_NAME="winsync build" GIT_COMMITTER_EMAIL="build@winsync.invalid"
-(
-	cd "$src"
-	git init -q
-	# Debian's .gitignore ignores everything at the top level: force.
-	git add -A -f .
-	git commit -q -m "linux-source-6.1 $srcver (pristine)"
-)
+ws_git_baseline "$src" "linux-source-6.1 $srcver (pristine)" || die "git commit of the tree failed"
 if [ "$variant" = patched ]; then
 	log "applying ${#patches[@]} patches with git am"
-	if ! (cd "$src" && git am -q "${patches[@]}"); then
-		(cd "$src" && git am --show-current-patch=diff | head -40) >&2 || true
+	ws_git_am "$src" "${patches[@]}" ||
 		die "git am failed: the series does not apply to linux-source-6.1 $srcver"
-	fi
 	(cd "$src" && git log --oneline | head -n "$((${#patches[@]} + 1))")
 fi
 

@@ -10,6 +10,10 @@
 #   ws_require GROUP...     fails, naming the deps.sh command to run, unless every
 #                           package of the groups is installed (installs nothing:
 #                           for scripts that tests run)
+#   ws_git_baseline DIR MSG commits an unpacked source tree as the pristine base
+#                           of a patch series (the build's identity, not the user's)
+#   ws_git_am DIR PATCH...  applies a series to that base with git am; on failure
+#                           prints the patch that did not apply and returns 1
 # Groups: core (library, tests), wine (Wine, mingw-w64: winsync.dll, demos),
 # kernel (the patched kernel and the QEMU guest), wine-build (building Wine's
 # ntdll/server from Debian's source), docs (man page checks), package (cpack DEB).
@@ -85,4 +89,30 @@ ws_install() {
 	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq
 	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 \
 		install -y -qq --no-install-recommends "${want[@]}"
+}
+
+# Kernel and Wine trees are patched with git am, under the build's own identity.
+ws_git() {
+	GIT_AUTHOR_NAME="winsync build" GIT_AUTHOR_EMAIL="build@winsync.invalid" \
+	GIT_COMMITTER_NAME="winsync build" GIT_COMMITTER_EMAIL="build@winsync.invalid" \
+		git "$@"
+}
+
+ws_git_baseline() {
+	local dir=$1 message=$2
+	(
+		cd "$dir" &&
+			ws_git init -q &&
+			# Debian's trees ignore some of their own files (.gitignore): force.
+			ws_git add -A -f . &&
+			ws_git commit -q -m "$message"
+	)
+}
+
+ws_git_am() {
+	local dir=$1
+	shift
+	(cd "$dir" && ws_git am -q "$@") && return 0
+	(cd "$dir" && ws_git am --show-current-patch=diff | head -40) >&2 || true
+	return 1
 }

@@ -114,20 +114,10 @@ log "unpacking with Debian's patches (dpkg-source -x)"
 dpkg-source -q -x "$dsc" "$src" >"$work/dpkg-source.log" 2>&1 ||
 	{ tail -20 "$work/dpkg-source.log" >&2; die "dpkg-source -x failed"; }
 
-export GIT_AUTHOR_NAME="winsync build" GIT_AUTHOR_EMAIL="build@winsync.invalid"
-export GIT_COMMITTER_NAME="winsync build" GIT_COMMITTER_EMAIL="build@winsync.invalid"
-(
-	cd "$src"
-	git init -q
-	git add -A -f .
-	git commit -q -m "wine $srcver with Debian's patches (pristine)"
-)
+ws_git_baseline "$src" "wine $srcver with Debian's patches (pristine)" || die "git commit of the tree failed"
 if [[ ${#patches[@]} -gt 0 ]]; then
 	log "applying ${#patches[@]} patches with git am"
-	if ! (cd "$src" && git am -q "${patches[@]}"); then
-		(cd "$src" && git am --show-current-patch=diff | head -40) >&2 || true
-		die "git am failed: the series does not apply to wine $srcver"
-	fi
+	ws_git_am "$src" "${patches[@]}" || die "git am failed: the series does not apply to wine $srcver"
 	(cd "$src" && git log --format='  %h %s' -n "${#patches[@]}")
 fi
 
