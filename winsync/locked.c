@@ -44,13 +44,7 @@ int ws_locked_call(ws_arena *arena, ws_handle handle, enum ws_type type, enum ws
 	if (!ret && after == WS_AFTER_PULSE) {
 		ret = ws_settle(&c, slot, ws_get(&obj->aux) ? WS_SETTLE_PULSE_ALL : WS_SETTLE_PULSE_ONE,
 				&dead);
-		/* Whatever it released, a pulse leaves the event unsignaled (locked
-		 * again first: a failed settle undid its transaction and unlocked it). */
-		if (ws_obj_lock(&c, slot) >= 0) {
-			uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
-
-			ws_head_write(obj, ws_head_tag(head), 0);
-		}
+		ws_end_pulse(&c, slot);
 	}
 	ws_op_end(&c);
 	/* Waiters of dead threads were skipped: reclaim what they left now. */

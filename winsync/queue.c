@@ -291,3 +291,15 @@ int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead)
 	}
 	return ws_commit(c);
 }
+
+void ws_end_pulse(struct ws_crit *c, uint32_t slot)
+{
+	struct ws_object *obj = &c->arena->objects[slot];
+	uint64_t head;
+
+	if (ws_obj_lock(c, slot) < 0)
+		return;
+	head = atomic_load_explicit(&obj->head, memory_order_relaxed);
+	if (ws_head_type(head) == WS_TYPE_EVENT)
+		ws_head_write(obj, ws_head_tag(head), 0);
+}

@@ -45,4 +45,12 @@ void ws_guard_queue(struct ws_crit *c, uint32_t slot);
  */
 int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead);
 
+/*
+ * A pulse ends with its event unsignaled, whatever its settle released or
+ * failed to.  A settle that failed undid its transaction and unlocked the
+ * event, so it is locked again first (a head written unlocked would keep a
+ * LOCKED mark that no log lists).
+ */
+void ws_end_pulse(struct ws_crit *c, uint32_t slot);
+
 #endif

@@ -8,24 +8,6 @@
 #include "txn.h"
 
 /*
- * A pulse ends with its event unsignaled, whatever happened on the way.  A
- * settle that failed undid its transaction and unlocked the event: lock it
- * again, or the head write would leave a LOCKED mark nobody lists.
- */
-static void end_pulse(struct ws_crit *c, uint32_t slot)
-{
-	struct ws_object *obj = &c->arena->objects[slot];
-	uint64_t head;
-
-	if (ws_obj_lock(c, slot) < 0)
-		return;
-	head = atomic_load_explicit(&obj->head, memory_order_relaxed);
-
-	if (ws_head_type(head) == WS_TYPE_EVENT)
-		ws_head_write(obj, ws_head_tag(head), 0);
-}
-
-/*
  * A hand-off the dead holder made but may not have woken: ws_guard covers
  * the next waiter before it wakes the last one, so the kernel woke only
  * the next.  A second wake is harmless.
@@ -70,7 +52,7 @@ void ws_recover(struct ws_crit *c)
 					  op == WS_OP_PULSE_ALL ? WS_SETTLE_PULSE_ALL
 								: WS_SETTLE_PULSE_ONE,
 					  &dead);
-			end_pulse(c, slot);
+			ws_end_pulse(c, slot);
 		}
 		ws_op_end(c);
 		break;
