@@ -92,7 +92,7 @@ static const unsigned allowed[C_COUNT] = {
 struct board {
 	char name[80];
 	size_t size;
-	struct { size_t off, len; } region[6];
+	struct { size_t off, len; } region[8];
 	int nregions;
 	uint64_t seed;
 	long writes;                          /* the scribbler's budget for this trial */
@@ -373,7 +373,8 @@ static void layout(ws_arena *a)
 {
 	size_t objects = (size_t)((char *)a->objects - a->base);
 	size_t records = (size_t)((char *)a->records - a->base);
-	size_t log = (size_t)((char *)a->log - a->base);
+	/* The first record's log: the first thread to take the lock keeps using it. */
+	size_t log = records + offsetof(struct ws_record, log);
 	size_t lock = (size_t)((char *)&a->header->lock - a->base);
 
 	bd->size = a->size;
@@ -383,13 +384,16 @@ static void layout(ws_arena *a)
 	bd->region[1].len = 4;
 	bd->region[2].off = objects;
 	bd->region[2].len = 16 * sizeof(struct ws_object);
-	bd->region[3].off = records;
-	bd->region[3].len = 4 * sizeof(struct ws_record);
-	bd->region[4].off = log;
-	bd->region[4].len = offsetof(struct ws_log, locked) + 8 * sizeof(struct ws_log_locked);
-	bd->region[5].off = log + offsetof(struct ws_log, undo);
-	bd->region[5].len = 64 * sizeof(struct ws_log_undo);
-	bd->nregions = 6;
+	/* The records' identities, waits and entries (each record's part before its log). */
+	for (int r = 0; r < 3; r++) {
+		bd->region[3 + r].off = records + r * sizeof(struct ws_record);
+		bd->region[3 + r].len = offsetof(struct ws_record, log);
+	}
+	bd->region[6].off = log;
+	bd->region[6].len = offsetof(struct ws_log, locked) + 8 * sizeof(struct ws_log_locked);
+	bd->region[7].off = log + offsetof(struct ws_log, undo);
+	bd->region[7].len = 64 * sizeof(struct ws_log_undo);
+	bd->nregions = 8;
 }
 
 /* The lock word and the log's state, for a hang's report (a read-only look). */
@@ -411,7 +415,7 @@ static const char *peek(char *buf, size_t size)
 	}
 	h = (struct ws_arena_header *)raw;
 	snprintf(buf, size, "lock word %#x, log state %u", atomic_load(&h->lock),
-		 atomic_load((_Atomic uint32_t *)(raw + bd->region[4].off)));
+		 atomic_load((_Atomic uint32_t *)(raw + bd->region[6].off)));
 	munmap(raw, bd->size);
 	return buf;
 }

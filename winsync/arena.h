@@ -1,216 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The arena: one mapping holding a header, the object slots, the thread
- * records and the critical-section log.  Everything in it refers to
- * everything else by index, never by pointer, so it works at any address in
- * any process, and every index read from it is checked before use: another
- * process may have scribbled over any of it (-EUCLEAN, never a stray access).
- *
- * Who may write what:
- *   object head    a CAS by anyone while WS_HEAD_LOCKED is clear (the
- *                  uncontended paths); only the arena lock holder sets
- *                  LOCKED, and while it is set only the holder writes the
- *                  object.
- *   other object fields, queues, records' wait state, free lists, the log:
- *                  the arena lock holder only.
- *   a record's identity (alive, owner): its own thread, and the kernel,
- *                  which marks `alive` when the thread dies.
+ * The process-local view of an arena (struct ws_arena) and the handle and
+ * index arithmetic that goes through it.  Sizes, offsets and capacities are
+ * copied here when a process maps the arena (layout.c) and never read back
+ * from shared memory: a header scribbled over later cannot send the process
+ * out of the mapping.
  */
 #ifndef WINSYNC_ARENA_H
 #define WINSYNC_ARENA_H
 
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "layout.h"
 
-#include "winsync.h"
-
-#define WS_ARENA_MAGIC   0x636e7377u /* "wsnc" */
-#define WS_ARENA_VERSION 2u
-
-/*
- * Object head: the value in the low half, the rest in the high half.
- *   sem: count; mutex: owner id (0: free); event: signaled (0/1).
- * A handle is generation << index_bits | slot; the head keeps the slot's
- * current generation, and the type is NONE while the slot is not live.
- */
-#define WS_HEAD_LOCKED     0x80000000u /* the arena lock holder is editing it */
-#define WS_HEAD_QUEUED     0x40000000u /* its queue has entries: signals take the slow path */
-#define WS_HEAD_ABANDONED  0x20000000u /* mutex: abandoned, not acquired since */
-#define WS_HEAD_TYPE_SHIFT 27
-#define WS_HEAD_TYPE_MASK  (3u << WS_HEAD_TYPE_SHIFT)
-#define WS_HEAD_GEN_MASK   ((1u << WS_HEAD_TYPE_SHIFT) - 1)
-
-/*
- * Fewest index bits: 27 generation bits, and at least 32 slots, so a slot's
- * generations times the slots always exceed 2^31 create/close cycles.  A
- * test build raises it to leave only a few generation bits (test_handles).
- */
-#ifndef WS_MIN_INDEX_BITS
-#define WS_MIN_INDEX_BITS 5
-#endif
-
-enum ws_type {
-	WS_TYPE_NONE = 0,
-	WS_TYPE_SEM = 1,
-	WS_TYPE_MUTEX = 2,
-	WS_TYPE_EVENT = 3,
-};
-
-/* One synchronization object, a cache line of its own. */
-struct ws_object {
-	_Atomic uint64_t head;
-	/* sem: maximum; event: manual reset; mutex: acquisitions beyond the first. */
-	_Atomic uint32_t aux;
-	uint32_t queue_head;     /* entry ids; 0 ends the queue */
-	uint32_t queue_tail;
-	uint32_t queued;         /* entries linked; a closed slot is freed at 0 */
-	uint32_t next_free;      /* slot + 1 in the free FIFO */
-	uint32_t closed;         /* closed while entries were still queued */
-	uint32_t reserved[8];
-};
-_Static_assert(sizeof(struct ws_object) == 64, "one object per cache line");
-
-/* A wait's link into the queue of one of its objects. */
-struct ws_entry {
-	uint32_t prev;
-	uint32_t next;
-	uint32_t object;  /* slot */
-	uint32_t linked;  /* in the object's queue now */
-};
-
-#define WS_ENTRIES_PER_WAIT (WS_MAX_WAIT_OBJECTS + 1) /* the objects and the alert */
-
-/* record.state: what the thread's current wait is doing. */
-#define WS_WAIT_IDLE      0u          /* no wait; entries may still be linked (stale) */
-#define WS_WAIT_PENDING   1u          /* blocked; signalers may hand it an object */
-#define WS_WAIT_GAVE_UP   2u          /* timed out, or its thread died */
-#define WS_WAIT_CANCELED  3u          /* ws_owner_died dropped it */
-#define WS_WAIT_GOT       0x100u      /* | index: a signaler handed it entry `index` */
-#define WS_WAIT_ABANDONED 0x200u      /* | WS_WAIT_GOT | index: and a mutex was abandoned */
-#define WS_WAIT_INDEX     0xffu
-
-/* record.status */
-#define WS_RECORD_FREE 0u
-#define WS_RECORD_LIVE 1u
-
-/* The kernel's robust futex bits (linux/futex.h). */
-#define WS_FUTEX_WAITERS    0x80000000u
-#define WS_FUTEX_OWNER_DIED 0x40000000u
-#define WS_FUTEX_TID_MASK   0x3fffffffu
-
-/*
- * A thread of some process that uses the arena.  The first cache line
- * mirrors a robust pthread mutex as glibc lays it out on x86_64 (lock word
- * at 0, list links at 24 and 32, futex_offset -32), so the record can sit on
- * the thread's own robust futex list: when the thread dies the kernel sets
- * OWNER_DIED in `alive`, whatever killed it.
- */
-struct ws_record {
-	_Atomic uint32_t alive;   /* the thread's tid while it lives */
-	_Atomic uint32_t generation; /* bumped when the record is freed; read without the lock */
-	uint32_t tid;
-	_Atomic uint32_t owner;   /* the owner id it last acquired a mutex with */
-	_Atomic uint32_t holding; /* set before taking the arena lock, cleared after */
-	uint32_t status;
-	uint64_t robust_prev;
-	uint64_t robust_next;
-	uint32_t next_free;       /* record + 1 in the free FIFO */
-	uint32_t reserved0[5];
-	/* The wait, written under the arena lock. */
-	_Atomic uint32_t wake;    /* futex word a blocked wait sleeps on: 0 = asleep */
-	_Atomic uint32_t state;
-	uint32_t wait_owner;
-	uint32_t count;           /* objects; the alert, if any, is entry `count` */
-	uint32_t wait_all;
-	uint32_t entries_used;    /* count, plus one with an alert */
-	uint32_t mutexes;         /* the wait includes mutexes: check owners' deaths */
-	uint32_t reserved1[9];
-	struct ws_entry entries[WS_ENTRIES_PER_WAIT];
-	uint32_t reserved2[12];
-};
-_Static_assert(offsetof(struct ws_record, robust_next) == 32, "glibc's futex_offset is -32");
-_Static_assert(offsetof(struct ws_record, wake) == 64, "the wait on its own line");
-_Static_assert(sizeof(struct ws_record) % 64 == 0, "records are whole cache lines");
-
-/* The arena lock word: holder ref, plus the contended bit. */
-#define WS_LOCK_CONTENDED 0x80000000u
-#define WS_REF_INDEX_BITS 12
-#define WS_REF_INDEX_MASK ((1u << WS_REF_INDEX_BITS) - 1)
-#define WS_REF_GEN_MASK   (0x7fffffffu >> WS_REF_INDEX_BITS)
-_Static_assert(WS_MAX_THREADS == WS_REF_INDEX_MASK, "a ref holds record + 1");
-
-/*
- * The critical-section log (see txn.h).  Sized for one operation: its
- * objects (a wait locks up to 65, a hand-off to a wait_all waiter 65 more),
- * the undo cells of one transaction, and one hand-off.
- */
-#define WS_LOG_LOCKED 132
-#define WS_LOG_UNDO   1024
-
-struct ws_log_locked {
-	uint32_t slot;
-	uint32_t released;        /* unlocked again: recovery only clears LOCKED */
-	uint64_t head;            /* the snapshot taken when it was locked */
-	uint32_t aux;
-	uint32_t queue_head;
-	uint32_t queue_tail;
-	uint32_t queued;
-	uint32_t next_free;
-	uint32_t closed;
-};
-
-struct ws_log_undo {
-	uint32_t offset;          /* of a 32-bit cell, from the arena base */
-	uint32_t old;
-};
-
-struct ws_log {
-	_Atomic uint32_t state;   /* WS_LOG_IDLE / ACTIVE / COMMITTED */
-	uint32_t op;              /* what to finish after a recovery */
-	uint32_t op_slot;         /* its object */
-	uint32_t op_done;         /* hand-offs it made so far */
-	uint32_t locked_count;
-	uint32_t undo_count;
-	uint32_t claim_record;    /* record + 1 handed an object in this transaction, or 0 */
-	uint32_t claim_state;
-	uint32_t owner_died;      /* the owner id of a ws_owner_died() under way, or 0 */
-	uint32_t wake_record;     /* record + 1 handed an object, maybe not yet woken, or 0 */
-	uint32_t reserved[6];
-	struct ws_log_locked locked[WS_LOG_LOCKED];
-	struct ws_log_undo undo[WS_LOG_UNDO];
-};
-
-struct ws_arena_header {
-	uint32_t magic;
-	uint32_t version;
-	uint64_t size;
-	uint32_t capacity;        /* live objects allowed */
-	uint32_t slots;           /* object slots: capacity, at least 32 */
-	uint32_t index_bits;
-	uint32_t records;
-	uint64_t objects_offset;
-	uint64_t records_offset;
-	uint64_t log_offset;
-	uint32_t reserved0[4];
-	/* Under the arena lock. */
-	uint32_t live;            /* live objects */
-	uint32_t fresh_slots;     /* slots [0, fresh) have been used */
-	uint32_t free_head;       /* slot + 1: oldest freed slot */
-	uint32_t free_tail;
-	_Atomic uint32_t fresh_records; /* records [0, fresh) have been claimed once: no lock */
-	uint32_t reserved1[3];
-	_Alignas(64) _Atomic uint32_t lock;
-	uint32_t reserved2[15];
-};
-
-/* The process-local view of an arena. */
 struct ws_arena {
 	struct ws_arena_header *header;
 	struct ws_object *objects;
 	struct ws_record *records;
-	struct ws_log *log;
 	char *base;
 	size_t size;
 	/* Copied at attach and validated, never read back from shared memory. */
@@ -221,43 +25,12 @@ struct ws_arena {
 	uint32_t flags;           /* WS_ARENA_NONBLOCK */
 	bool shared;
 	uint64_t serial;          /* unique in the process: keys thread caches */
-	/* This process's threads registered in the arena (see thread.c). */
+	/* This process's threads registered in the arena (record.c). */
 	_Atomic uint32_t registry_lock;
 	uint32_t registry_count;
 	uint32_t registry_capacity;
 	struct ws_registration *registry;
 };
-
-/* Relaxed access to fields whose ordering comes from the arena lock. */
-static inline uint32_t ws_get(const _Atomic uint32_t *field)
-{
-	return atomic_load_explicit(field, memory_order_relaxed);
-}
-
-static inline void ws_put(_Atomic uint32_t *field, uint32_t value)
-{
-	atomic_store_explicit(field, value, memory_order_relaxed);
-}
-
-static inline uint32_t ws_head_value(uint64_t head)
-{
-	return (uint32_t)head;
-}
-
-static inline uint32_t ws_head_tag(uint64_t head)
-{
-	return (uint32_t)(head >> 32);
-}
-
-static inline enum ws_type ws_head_type(uint64_t head)
-{
-	return (enum ws_type)((ws_head_tag(head) & WS_HEAD_TYPE_MASK) >> WS_HEAD_TYPE_SHIFT);
-}
-
-static inline uint64_t ws_make_head(uint32_t tag, uint32_t value)
-{
-	return (uint64_t)tag << 32 | value;
-}
 
 static inline uint32_t ws_gen_mask(const ws_arena *arena)
 {
@@ -279,12 +52,6 @@ static inline ws_handle ws_make_handle(const ws_arena *arena, uint32_t slot, uin
 	return gen << arena->index_bits | slot;
 }
 
-/* Entry ids are 1-based so that 0 ends a queue. */
-static inline uint32_t ws_entry_id(uint32_t record, uint32_t slot)
-{
-	return record * WS_ENTRIES_PER_WAIT + slot + 1;
-}
-
 /* The entry an id names, or NULL if the id is out of range (corruption). */
 static inline struct ws_entry *ws_entry_at(ws_arena *arena, uint32_t id, uint32_t *record,
 					   uint32_t *slot)
@@ -294,6 +61,12 @@ static inline struct ws_entry *ws_entry_at(ws_arena *arena, uint32_t id, uint32_
 	*record = (id - 1) / WS_ENTRIES_PER_WAIT;
 	*slot = (id - 1) % WS_ENTRIES_PER_WAIT;
 	return &arena->records[*record].entries[*slot];
+}
+
+/* The one arena lock word (crit.h takes a lock word as its parameter). */
+static inline _Atomic uint32_t *ws_arena_lock(ws_arena *arena)
+{
+	return &arena->header->lock;
 }
 
 #endif

@@ -4,12 +4,15 @@
  * under the arena lock.  For tests (after killing threads at random points)
  * and for anyone who suspects an arena of being broken.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "lock.h"
-#include "object.h"
-#include "thread.h"
+#include "crit.h"
+#include "queue.h"
+#include "record.h"
+#include "type.h"
+#include "waiter.h"
 
 struct check {
 	ws_arena *arena;
@@ -43,7 +46,9 @@ static int check_queue(struct check *k, uint32_t slot, struct ws_object *obj)
 
 		if (!entry || n >= queued || n >= bound)
 			return fail(k, "slot %u: queue runs past its %u entries", slot, queued);
-		if (!entry->linked || entry->object != slot || entry->prev != prev)
+		if (entry->linked != ws_head_gen(atomic_load_explicit(&obj->head,
+								      memory_order_relaxed)) ||
+		    entry->object != slot || entry->prev != prev)
 			return fail(k, "slot %u: entry %u of record %u badly linked", slot, e, r);
 		prev = id;
 		id = entry->next;
@@ -69,8 +74,8 @@ static int check_object(struct check *k, uint32_t slot, uint32_t *live)
 	if (!(tag & WS_HEAD_QUEUED) != !obj->queued)
 		return fail(k, "slot %u: QUEUED flag %d with %u entries", slot,
 			    !!(tag & WS_HEAD_QUEUED), obj->queued);
-	if (obj->closed && (type != WS_TYPE_NONE || !obj->queued))
-		return fail(k, "slot %u: closed but live or empty", slot);
+	if (type == WS_TYPE_NONE && obj->queued)
+		return fail(k, "slot %u: free with %u entries queued", slot, obj->queued);
 	switch (type) {
 	case WS_TYPE_NONE:
 		if (value)
@@ -109,7 +114,7 @@ static int check_free_list(struct check *k)
 		obj = &arena->objects[next - 1];
 		if (ws_head_type(atomic_load_explicit(&obj->head, memory_order_relaxed)) !=
 			    WS_TYPE_NONE ||
-		    obj->queued || obj->closed)
+		    obj->queued)
 			return fail(k, "free list: slot %u is in use", next - 1);
 		last = next;
 		next = obj->next_free;
@@ -134,7 +139,9 @@ static int check_owed(struct check *k, uint32_t r, struct ws_record *rec)
 
 		if (!entry->linked || entry->object >= arena->slots)
 			return fail(k, "record %u: pending, entry %u not queued", r, e);
-		ready = ws_obj_ready(&arena->objects[entry->object], owner);
+		/* Its object was closed: it waits on, for the others. */
+		ready = ws_entry_queued(arena, entry) &&
+			ws_obj_ready(&arena->objects[entry->object], owner);
 		if (rec->wait_all && e < count) {
 			all_ready &= ready;
 			continue;
@@ -162,7 +169,9 @@ static int check_records(struct check *k)
 		uint32_t state = atomic_load_explicit(&rec->state, memory_order_relaxed);
 
 		for (uint32_t e = 0; e < WS_ENTRIES_PER_WAIT; e++)
-			linked += rec->entries[e].linked != 0;
+			linked += ws_entry_queued(arena, &rec->entries[e]);
+		if (atomic_load_explicit(&rec->log.state, memory_order_relaxed) != WS_LOG_IDLE)
+			return fail(k, "record %u: log not idle after recovery", r);
 		if (state == WS_WAIT_PENDING && ws_record_liveness(rec) == WS_LIVE) {
 			ret = check_owed(k, r, rec);
 			if (ret)
@@ -187,13 +196,11 @@ int ws_arena_check(ws_arena *arena, char *report, size_t size)
 	if (report && size)
 		report[0] = 0;
 	/* Entering finishes a dead holder's work: what is left must be whole. */
-	ret = ws_crit_enter_blocking(arena, &c);
+	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
 	fresh = arena->header->fresh_slots;
-	if (atomic_load_explicit(&arena->log->state, memory_order_relaxed) != 0)
-		ret = fail(&k, "log not idle after recovery");
-	else if (fresh > arena->slots || arena->header->live > arena->capacity)
+	if (fresh > arena->slots || arena->header->live > arena->capacity)
 		ret = fail(&k, "%u slots used of %u, %u live of %u", fresh, arena->slots,
 			   arena->header->live, arena->capacity);
 	for (uint32_t s = 0; !ret && s < fresh; s++)

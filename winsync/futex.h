@@ -10,10 +10,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
-/* At most every object of a wait, plus its alert. */
-#define WS_FUTEX_MAX_WAIT 65
+#include "clock.h"
 
 struct ws_futex_word {
 	_Atomic uint32_t *addr;
@@ -26,12 +24,15 @@ int ws_futex_init(void);
 const char *ws_futex_backend_name(void);
 
 /*
- * Sleeps while every word still holds its expected value, until one is woken,
- * a signal arrives, or the absolute deadline on `clock` (WS_CLOCK_*) passes.
- * Returns 0 (woken), -EAGAIN (a word had changed), -EINTR or -ETIMEDOUT.
+ * Sleeps while every word (at most WS_FUTEX_WAITV_MAX) still holds its
+ * expected value, until one is woken, a signal arrives, or `until` passes
+ * (NULL: no end).  Returns 0 (woken), -EAGAIN (a word had changed), -EINTR
+ * or -ETIMEDOUT.  futex_waitv sleeps to `until` on its own clock;
+ * FUTEX_WAIT_MULTIPLE takes a relative timeout, so on that backend a
+ * realtime `until` is reached by the time left when the sleep starts.
  */
 int ws_futex_wait(const struct ws_futex_word *words, unsigned int count,
-		  const struct timespec *deadline, int clock);
+		  const struct ws_deadline *until);
 
 /*
  * Can one wait mix shared and private words?  futex_waitv can;

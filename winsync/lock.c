@@ -3,21 +3,17 @@
 
 #include <errno.h>
 
+#include "clock.h"
 #include "fault.h"
 #include "futex.h"
 #include "os/os.h"
-#include "reap.h"
-#include "recover.h"
+#include "record.h"
 #include "stats.h"
-#include "thread.h"
-#include "txn.h"
 
 /* Critical sections are a few hundred instructions: spin briefly first. */
 #define LOCK_SPINS    100
 /* How often a sleeper looks at the holder again, whatever wakes it. */
 #define LOCK_CHECK_NS 100000000L
-
-static void (*_Atomic suspend_hook)(void);
 
 /* Follows a sleeper's view of one holder across its sleeps. */
 struct holder_watch {
@@ -29,18 +25,18 @@ struct holder_watch {
 /*
  * Is the holder named by the lock word `seen` gone?  Dead, its record
  * reused, out of range, or (the suspicion rule) not holding anything across
- * two looks with nothing changed in between.
+ * two looks with nothing changed in between.  A live holder's generation
+ * cannot change under it (record.h), so a mismatch is a death.
  */
 static bool holder_gone(ws_arena *arena, uint32_t seen, struct holder_watch *watch)
 {
 	uint32_t ref = seen & ~WS_LOCK_CONTENDED;
-	struct ws_record *rec = ws_ref_record(arena, ref);
 	uint32_t holding;
 
-	if (!rec || (ws_get(&rec->generation) & WS_REF_GEN_MASK) != ref >> WS_REF_INDEX_BITS ||
-	    ws_record_liveness(rec) != WS_LIVE)
+	if (!ws_ref_live(arena, ref))
 		return true;
-	holding = atomic_load_explicit(&rec->holding, memory_order_seq_cst);
+	holding = atomic_load_explicit(&arena->records[ws_ref_index(arena, ref)].holding,
+				       memory_order_seq_cst);
 	if (holding & 1) {
 		watch->suspect = false;
 		return false;
@@ -53,17 +49,11 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct holder_watch *wat
 	return false;
 }
 
-bool ws_lock_holder_dead(ws_arena *arena)
+bool ws_lock_holder_dead(ws_arena *arena, _Atomic uint32_t *word)
 {
-	uint32_t seen = atomic_load_explicit(&arena->header->lock, memory_order_acquire);
-	uint32_t ref = seen & ~WS_LOCK_CONTENDED;
-	struct ws_record *rec;
+	uint32_t seen = atomic_load_explicit(word, memory_order_acquire);
 
-	if (!seen)
-		return false;
-	rec = ws_ref_record(arena, ref);
-	return !rec || (ws_get(&rec->generation) & WS_REF_GEN_MASK) != ref >> WS_REF_INDEX_BITS ||
-	       ws_record_liveness(rec) != WS_LIVE;
+	return seen && !ws_ref_live(arena, seen & ~WS_LOCK_CONTENDED);
 }
 
 /*
@@ -71,16 +61,17 @@ bool ws_lock_holder_dead(ws_arena *arena)
  * holder's `alive` word gets FUTEX_WAITERS so that the kernel wakes us when
  * it marks the death.
  */
-static void sleep_on_holder(ws_arena *arena, uint32_t seen)
+static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen)
 {
 	struct ws_futex_word words[2] = {
-		{ &arena->header->lock, seen, arena->shared },
+		{ word, seen, arena->shared },
 	};
 	unsigned int count = 1;
-	struct ws_record *rec = ws_ref_record(arena, seen & ~WS_LOCK_CONTENDED);
-	struct timespec slice = ws_os_monotonic_after(LOCK_CHECK_NS);
+	uint32_t r = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
+	struct ws_deadline slice = ws_deadline_after(WS_CLOCK_MONOTONIC, LOCK_CHECK_NS);
 
-	if (rec && (arena->shared || ws_futex_mixed_flags())) {
+	if (r != UINT32_MAX && (arena->shared || ws_futex_mixed_flags())) {
+		struct ws_record *rec = &arena->records[r];
 		uint32_t alive = atomic_load_explicit(&rec->alive, memory_order_relaxed);
 
 		if (ws_liveness_of(alive) == WS_LIVE &&
@@ -95,27 +86,26 @@ static void sleep_on_holder(ws_arena *arena, uint32_t seen)
 		}
 	}
 	ws_stat_add(WS_STAT_LOCK_SLEEPS);
-	ws_futex_wait(words, count, &slice, WS_CLOCK_MONOTONIC);
+	ws_futex_wait(words, count, &slice);
 }
 
-/* Takes the lock for `c`; *took_over when the holder was gone. */
-static int lock_arena(struct ws_crit *c, bool block, bool *took_over)
+int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
+		 uint32_t *taken_from)
 {
-	ws_arena *arena = c->arena;
-	_Atomic uint32_t *word = &arena->header->lock;
+	_Atomic uint32_t *holding = &arena->records[self].holding;
 	struct holder_watch watch = { 0, 0, false };
 	uint32_t seen = 0;
 
-	*took_over = false;
-	/* Odd while acquiring or holding: see holder_gone(). */
-	atomic_fetch_add_explicit(&c->rec->holding, 1, memory_order_seq_cst);
-	if (atomic_compare_exchange_strong_explicit(word, &seen, c->ref, memory_order_acquire,
+	*taken_from = 0;
+	/* Odd while taking or holding: see holder_gone(). */
+	atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+	if (atomic_compare_exchange_strong_explicit(word, &seen, ref, memory_order_acquire,
 						    memory_order_relaxed))
 		return 0;
 	for (int i = 0; i < LOCK_SPINS; i++) {
 		ws_os_relax();
 		seen = atomic_load_explicit(word, memory_order_relaxed);
-		if (!seen && atomic_compare_exchange_weak_explicit(word, &seen, c->ref,
+		if (!seen && atomic_compare_exchange_weak_explicit(word, &seen, ref,
 								   memory_order_acquire,
 								   memory_order_relaxed))
 			return 0;
@@ -123,27 +113,27 @@ static int lock_arena(struct ws_crit *c, bool block, bool *took_over)
 	for (;;) {
 		seen = atomic_load_explicit(word, memory_order_relaxed);
 		if (!seen) {
-			/* Others may sleep too: keep the flag so that our unlock wakes one. */
+			/* Others may sleep too: keep the flag so that our release wakes one. */
 			if (atomic_compare_exchange_weak_explicit(word, &seen,
-								  c->ref | WS_LOCK_CONTENDED,
+								  ref | WS_LOCK_CONTENDED,
 								  memory_order_acquire,
 								  memory_order_relaxed))
 				return 0;
 			continue;
 		}
 		/* Our own name while we do not hold it: a predecessor of an adopted record. */
-		if ((seen & ~WS_LOCK_CONTENDED) == c->ref || holder_gone(arena, seen, &watch)) {
+		if ((seen & ~WS_LOCK_CONTENDED) == ref || holder_gone(arena, seen, &watch)) {
 			if (atomic_compare_exchange_strong_explicit(word, &seen,
-								    c->ref | WS_LOCK_CONTENDED,
+								    ref | WS_LOCK_CONTENDED,
 								    memory_order_acquire,
 								    memory_order_relaxed)) {
-				*took_over = true;
+				*taken_from = seen & ~WS_LOCK_CONTENDED;
 				return 0;
 			}
 			continue;
 		}
 		if (!block) {
-			atomic_fetch_add_explicit(&c->rec->holding, 1, memory_order_seq_cst);
+			atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 			return -EAGAIN;
 		}
 		if (!(seen & WS_LOCK_CONTENDED)) {
@@ -154,105 +144,15 @@ static int lock_arena(struct ws_crit *c, bool block, bool *took_over)
 				continue;
 			seen |= WS_LOCK_CONTENDED;
 		}
-		sleep_on_holder(arena, seen);
+		sleep_on_holder(arena, word, seen);
 	}
 }
 
-static void unlock_arena(struct ws_crit *c)
+void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self)
 {
-	_Atomic uint32_t *word = &c->arena->header->lock;
-
 	WS_FAULT();
 	if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
-		ws_futex_wake(word, 1, c->arena->shared);
+		ws_futex_wake(word, 1, arena->shared);
 	WS_FAULT();
-	atomic_fetch_add_explicit(&c->rec->holding, 1, memory_order_seq_cst);
-}
-
-static int enter(ws_arena *arena, bool block, struct ws_crit *c)
-{
-	struct ws_thread *t = ws_os_thread();
-	bool adopted, took_over;
-	int ret;
-
-	ret = ws_self(arena, &c->self, &adopted);
-	if (ret)
-		return ret;
-	c->arena = arena;
-	c->log = arena->log;
-	c->rec = &arena->records[c->self];
-	c->ref = ws_record_ref(arena, c->self);
-	c->robust_head = ws_robust_head();
-	c->deferred_wake = NULL;
-	c->guarding = false;
-	c->error = 0;
-	/* In a critical section from the first attempt: a suspension waits for the way out. */
-	t->critical++;
-	atomic_signal_fence(memory_order_seq_cst);
-	ret = lock_arena(c, block, &took_over);
-	if (ret) {
-		ws_crit_leave_unlocked(c);
-		return ret;
-	}
-	ws_stat_add(WS_STAT_LOCKED_CALLS);
-	WS_FAULT();
-	if (took_over || atomic_load_explicit(&c->log->state, memory_order_acquire) != 0)
-		ws_recover(c);
-	if (adopted)
-		ws_reap_adopted(c);
-	return 0;
-}
-
-int ws_crit_enter(ws_arena *arena, struct ws_crit *c)
-{
-	return enter(arena, !(arena->flags & WS_ARENA_NONBLOCK), c);
-}
-
-int ws_crit_enter_blocking(ws_arena *arena, struct ws_crit *c)
-{
-	return enter(arena, true, c);
-}
-
-void ws_crit_leave_unlocked(struct ws_crit *c)
-{
-	struct ws_thread *t = ws_os_thread_peek();
-	void (*hook)(void);
-
-	(void)c;
-	atomic_signal_fence(memory_order_seq_cst);
-	if (--t->critical == 0 && t->deferred) {
-		t->deferred = 0;
-		hook = atomic_load_explicit(&suspend_hook, memory_order_acquire);
-		if (hook)
-			hook();
-	}
-}
-
-void ws_crit_leave(struct ws_crit *c)
-{
-	unlock_arena(c);
-	ws_guard_release(c);
-	ws_crit_leave_unlocked(c);
-}
-
-bool ws_defer_suspend(void)
-{
-	struct ws_thread *t = ws_os_thread_peek();
-
-	if (!t || !t->critical)
-		return false;
-	t->deferred = 1;
-	return true;
-}
-
-void ws_set_suspend_hook(void (*hook)(void))
-{
-	atomic_store_explicit(&suspend_hook, hook, memory_order_release);
-}
-
-bool ws_in_critical_section(void)
-{
-	struct ws_thread *t = ws_os_thread_peek();
-
-	return t && t->critical;
+	atomic_fetch_add_explicit(&arena->records[self].holding, 1, memory_order_seq_cst);
 }

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "fault.h"
 #include "queue.h"
 
-#include "thread.h"
+#include "fault.h"
+#include "record.h"
+#include "slot.h"
+#include "type.h"
+#include "waiter.h"
 
 /* Keep this many undo cells for the hand-off itself when pruning on the way. */
 #define PRUNE_RESERVE 64
@@ -16,17 +19,31 @@ static void set_queued(struct ws_object *obj, bool queued)
 	ws_head_write(obj, tag, ws_head_value(head));
 }
 
+static uint32_t slot_gen(ws_arena *arena, uint32_t slot)
+{
+	return ws_head_gen(atomic_load_explicit(&arena->objects[slot].head, memory_order_relaxed));
+}
+
+bool ws_entry_queued(ws_arena *arena, const struct ws_entry *entry)
+{
+	return entry->linked && entry->object < arena->slots &&
+	       entry->linked == slot_gen(arena, entry->object);
+}
+
 int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry)
 {
 	ws_arena *arena = c->arena;
 	struct ws_object *obj = &arena->objects[slot];
 	struct ws_entry *e = &arena->records[record].entries[entry];
-	uint32_t id = ws_entry_id(record, entry), tail = obj->queue_tail, r, k;
+	uint32_t id = ws_entry_id(record, entry), tail = obj->queue_tail, gen = slot_gen(arena, slot);
+	uint32_t r, k;
 
+	if (gen == 0)
+		return c->error = -EUCLEAN;
 	if (tail) {
 		struct ws_entry *last = ws_entry_at(arena, tail, &r, &k);
 
-		if (!last || !last->linked || last->next || last->object != slot)
+		if (!last || last->linked != gen || last->next || last->object != slot)
 			return c->error = -EUCLEAN;
 		ws_store(c, &last->next, id);
 	} else {
@@ -35,7 +52,7 @@ int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t en
 	ws_store(c, &e->object, slot);
 	ws_store(c, &e->prev, tail);
 	ws_store(c, &e->next, 0);
-	ws_store(c, &e->linked, 1);
+	ws_store(c, &e->linked, gen);
 	obj->queue_tail = id;
 	obj->queued++;
 	set_queued(obj, true);
@@ -55,6 +72,11 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 		return 0;
 	if (slot >= arena->slots)
 		return c->error = -EUCLEAN;
+	/* Its object was closed: the queue it was in is gone. */
+	if (e->linked != slot_gen(arena, slot)) {
+		ws_store(c, &e->linked, 0);
+		return 0;
+	}
 	ret = ws_obj_lock(c, slot);
 	if (ret < 0)
 		return ret;
@@ -84,13 +106,8 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 	ws_store(c, &e->linked, 0);
 	if (obj->queued == 0)
 		return c->error = -EUCLEAN;
-	if (--obj->queued == 0) {
+	if (--obj->queued == 0)
 		set_queued(obj, false);
-		if (obj->closed) {
-			obj->closed = 0;
-			ws_slot_free(c, slot);
-		}
-	}
 	return 0;
 }
 
@@ -105,6 +122,14 @@ int ws_queue_unlink_all(struct ws_crit *c, uint32_t record)
 	return 0;
 }
 
+void ws_queue_drop(struct ws_crit *c, uint32_t slot)
+{
+	struct ws_object *obj = &c->arena->objects[slot];
+
+	obj->queue_head = obj->queue_tail = obj->queued = 0;
+	set_queued(obj, false);
+}
+
 /* Is this entry's wait over (or its thread gone)?  Then it only takes up room. */
 static bool stale(const struct ws_record *rec, bool *dead)
 {
@@ -112,8 +137,7 @@ static bool stale(const struct ws_record *rec, bool *dead)
 
 	if (live == WS_DEAD)
 		*dead = true;
-	return live != WS_LIVE ||
-	       atomic_load_explicit(&rec->state, memory_order_relaxed) != WS_WAIT_PENDING;
+	return live != WS_LIVE || ws_wait_state(rec) != WS_WAIT_PENDING;
 }
 
 /* The walk visits each entry once: more steps than entries exist means a cycle. */
@@ -122,45 +146,86 @@ static uint32_t walk_bound(const ws_arena *arena)
 	return arena->records_count * WS_ENTRIES_PER_WAIT + 1;
 }
 
-int ws_queue_prune(struct ws_crit *c, uint32_t slot)
+/* The next entry of locked object `slot`'s queue, checked; NULL at the end or on corruption. */
+static struct ws_entry *walk_next(struct ws_crit *c, uint32_t slot, uint32_t *id, uint32_t *steps,
+				  uint32_t *r, uint32_t *k)
 {
 	ws_arena *arena = c->arena;
-	uint32_t id = arena->objects[slot].queue_head, bound = walk_bound(arena), r, k;
+	struct ws_entry *e;
+
+	if (!*id)
+		return NULL;
+	e = ws_entry_at(arena, *id, r, k);
+	if (!e || (*steps)++ > walk_bound(arena) || e->object != slot ||
+	    e->linked != slot_gen(arena, slot)) {
+		c->error = -EUCLEAN;
+		return NULL;
+	}
+	*id = e->next;
+	return e;
+}
+
+int ws_queue_prune(struct ws_crit *c, uint32_t slot)
+{
+	uint32_t id = c->arena->objects[slot].queue_head, steps = 0, r, k;
 	bool dead = false;
 
-	for (uint32_t steps = 0; id; steps++) {
-		struct ws_entry *e = ws_entry_at(arena, id, &r, &k);
-		uint32_t next;
-
-		if (!e || steps > bound || !e->linked || e->object != slot)
-			return c->error = -EUCLEAN;
-		next = e->next;
-		if (stale(&arena->records[r], &dead) && c->log->undo_count + 8 < WS_LOG_UNDO) {
+	while (walk_next(c, slot, &id, &steps, &r, &k)) {
+		if (stale(&c->arena->records[r], &dead) && ws_undo_room(c) > 8) {
 			int ret = ws_queue_unlink(c, r, k);
 
 			if (ret < 0)
 				return ret;
 		}
-		id = next;
 	}
-	return 0;
+	return c->error;
 }
 
-static bool signaled_for(struct ws_object *obj, uint32_t owner, bool pulsed)
+void ws_guard_queue(struct ws_crit *c, uint32_t slot)
+{
+	uint32_t id = c->arena->objects[slot].queue_head, steps = 0, r, k;
+	int error = c->error;
+	bool dead = false;
+
+	while (walk_next(c, slot, &id, &steps, &r, &k)) {
+		if (!stale(&c->arena->records[r], &dead)) {
+			ws_guard(c, r);
+			break;
+		}
+	}
+	c->error = error; /* only a guard: a corrupt queue is the settle's to report */
+}
+
+uint32_t ws_queue_ahead(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t *out,
+			uint32_t max)
+{
+	uint32_t id = c->arena->objects[slot].queue_head, steps = 0, r, k, n = 0;
+	int error = c->error;
+	bool dead = false;
+
+	while (n < max && walk_next(c, slot, &id, &steps, &r, &k) && r != record)
+		if (!stale(&c->arena->records[r], &dead))
+			out[n++] = r;
+	c->error = error; /* only a watch list: corruption is reported elsewhere */
+	return n;
+}
+
+void ws_queue_rearm(struct ws_crit *c, uint32_t slot, uint32_t owner)
+{
+	uint32_t first, i;
+
+	if (!ws_queue_ahead(c, slot, owner, &first, 1))
+		return;
+	for (i = 0; i < c->rearm_count && c->rearm[i] != first; i++)
+		;
+	if (i == c->rearm_count && c->rearm_count < WS_REARM_MAX)
+		c->rearm[c->rearm_count++] = first;
+}
+
+/* Is `slot` ready for the waiter, a pulse counting as signaled for its own event? */
+static bool ready_for(struct ws_object *obj, uint32_t owner, bool pulsed)
 {
 	return pulsed || ws_obj_ready(obj, owner);
-}
-
-/* Could anyone still acquire it?  The walk ends when nobody could. */
-static bool anything_left(struct ws_object *obj, enum ws_settle mode)
-{
-	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
-
-	if (mode != WS_SETTLE_SIGNAL)
-		return true;
-	if (ws_head_type(head) == WS_TYPE_MUTEX)
-		return ws_head_value(head) == 0;
-	return ws_head_ready(head, 0);
 }
 
 /* A pulsed event is handed over without ever being signaled. */
@@ -169,125 +234,135 @@ static bool take_for(struct ws_object *obj, uint32_t owner, bool pulsed)
 	return pulsed ? false : ws_obj_take(obj, owner);
 }
 
+static bool is_mutex(struct ws_object *obj)
+{
+	return ws_head_type(atomic_load_explicit(&obj->head, memory_order_relaxed)) ==
+	       WS_TYPE_MUTEX;
+}
+
+/* The mutexes a hand-off gave a new owner: their other waiters watch that owner now. */
+struct taken_mutexes {
+	uint32_t count;
+	uint32_t slots[WS_MAX_WAIT_OBJECTS];
+};
+
+static void note_taken(struct taken_mutexes *t, struct ws_object *obj, uint32_t slot)
+{
+	if (is_mutex(obj) && t->count < WS_MAX_WAIT_OBJECTS)
+		t->slots[t->count++] = slot;
+}
+
 /*
  * A wait_all waiter queued on `slot`: acquires all its objects if all are
  * ready now.  *done reports success; the objects this locked for the check
- * are unlocked again when it fails.
+ * are unlocked again, last first, when it fails.
  */
 static int complete_all(struct ws_crit *c, uint32_t record, uint32_t slot, bool pulsed,
-			bool *done, bool *abandoned)
+			bool *done, bool *abandoned, struct taken_mutexes *taken)
 {
 	ws_arena *arena = c->arena;
 	struct ws_record *rec = &arena->records[record];
 	uint32_t count = rec->count, owner = rec->wait_owner;
 	bool fresh[WS_MAX_WAIT_OBJECTS] = { false }, ready = true;
-	uint32_t i;
+	uint32_t i, locked = 0;
 
 	*done = false;
 	if (count > WS_MAX_WAIT_OBJECTS)
 		return c->error = -EUCLEAN;
-	for (i = 0; i < count; i++) {
-		uint32_t s = rec->entries[i].object;
-		int ret;
+	/* An entry whose object was closed can never be ready. */
+	for (i = 0; i < count && ready; i++)
+		ready = ws_entry_queued(arena, &rec->entries[i]);
+	for (i = 0; i < count && ready; i++, locked++) {
+		int ret = ws_obj_lock(c, rec->entries[i].object);
 
-		if (s >= arena->slots)
-			return c->error = -EUCLEAN;
-		ret = ws_obj_lock(c, s);
 		if (ret < 0)
 			return ret;
 		fresh[i] = ret == 1;
-	}
-	for (i = 0; i < count && ready; i++) {
-		uint32_t s = rec->entries[i].object;
-
-		ready = signaled_for(&arena->objects[s], owner, pulsed && s == slot);
+		ready = ready_for(&arena->objects[rec->entries[i].object], owner,
+				  pulsed && rec->entries[i].object == slot);
 	}
 	if (!ready) {
-		for (i = 0; i < count; i++)
-			if (fresh[i])
-				ws_obj_release(c, rec->entries[i].object);
+		while (locked--)
+			if (fresh[locked])
+				ws_obj_release(c, rec->entries[locked].object);
 		return 0;
 	}
 	for (i = 0; i < count; i++) {
 		uint32_t s = rec->entries[i].object;
 
 		*abandoned |= take_for(&arena->objects[s], owner, pulsed && s == slot);
+		note_taken(taken, &arena->objects[s], s);
 	}
 	*done = true;
 	return 0;
 }
 
-void ws_guard_queue(struct ws_crit *c, uint32_t slot)
+/* One waiter of the walk: acquire what it waits for now, if it can have it. */
+static int try_waiter(struct ws_crit *c, uint32_t slot, uint32_t r, uint32_t *k, bool pulsed,
+		      bool *done, bool *abandoned, struct taken_mutexes *taken)
 {
-	ws_arena *arena = c->arena;
-	uint32_t id = arena->objects[slot].queue_head, bound = walk_bound(arena), r, k;
-	bool dead = false;
+	struct ws_record *rec = &c->arena->records[r];
+	struct ws_object *obj = &c->arena->objects[slot];
 
-	for (uint32_t steps = 0; id && steps <= bound; steps++) {
-		struct ws_entry *e = ws_entry_at(arena, id, &r, &k);
-
-		if (!e)
-			return;
-		if (!stale(&arena->records[r], &dead)) {
-			ws_guard(c, r);
-			return;
-		}
-		id = e->next;
+	if (rec->wait_all && *k < rec->count) {
+		*k = 0;
+		return complete_all(c, r, slot, pulsed, done, abandoned, taken);
 	}
+	*done = ready_for(obj, rec->wait_owner, pulsed);
+	if (*done) {
+		*abandoned = take_for(obj, rec->wait_owner, pulsed);
+		if (!pulsed)
+			note_taken(taken, obj, slot);
+	}
+	return 0;
 }
 
 int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead)
 {
 	ws_arena *arena = c->arena;
 	struct ws_object *obj = &arena->objects[slot];
-	uint32_t id = obj->queue_head, bound = walk_bound(arena), r, k;
+	uint32_t id = obj->queue_head, steps = 0, r, k;
 	bool pulsed = mode != WS_SETTLE_SIGNAL;
 	int ret;
 
-	for (uint32_t steps = 0; id; steps++) {
-		struct ws_entry *e = ws_entry_at(arena, id, &r, &k);
-		struct ws_record *rec;
+	while (walk_next(c, slot, &id, &steps, &r, &k)) {
+		struct ws_record *rec = &arena->records[r];
+		struct taken_mutexes taken = { 0 };
 		bool abandoned = false, done;
-		uint32_t next;
 
-		if (!e || steps > bound || !e->linked || e->object != slot)
-			return c->error = -EUCLEAN;
-		next = e->next;
-		rec = &arena->records[r];
 		if (stale(rec, dead)) {
-			if (c->log->undo_count + PRUNE_RESERVE < WS_LOG_UNDO) {
+			if (ws_undo_room(c) > PRUNE_RESERVE) {
 				ret = ws_queue_unlink(c, r, k);
 				if (ret < 0)
 					return ret;
 			}
-			id = next;
 			continue;
 		}
-		if (!anything_left(obj, mode))
+		/* Could anyone still acquire it?  The walk ends when nobody could. */
+		if (!pulsed && !ws_obj_ready(obj, WS_ANY_OWNER))
 			break;
 		/* From here this waiter may be owed the object: cover it against our death. */
 		ws_guard(c, r);
-		if (rec->wait_all && k < rec->count) {
-			ret = complete_all(c, r, slot, pulsed, &done, &abandoned);
-			if (ret < 0)
-				return ret;
-			k = 0;
-		} else {
-			done = signaled_for(obj, rec->wait_owner, pulsed);
-			if (done)
-				abandoned = take_for(obj, rec->wait_owner, pulsed);
-		}
-		if (done) {
-			WS_FAULT();
-			ws_hand(c, r, WS_WAIT_GOT | (abandoned ? WS_WAIT_ABANDONED : 0) | k);
-			ws_op_progress(c);
-			ret = ws_commit(c);
-			if (ret < 0)
-				return ret;
-			if (mode == WS_SETTLE_PULSE_ONE)
-				break;
-		}
-		id = next;
+		ret = try_waiter(c, slot, r, &k, pulsed, &done, &abandoned, &taken);
+		if (ret < 0)
+			return ret;
+		if (!done)
+			continue;
+		WS_FAULT();
+		ws_hand(c, r, WS_WAIT_GOT | (abandoned ? WS_WAIT_ABANDONED : 0) | k);
+		ws_op_progress(c);
+		/* The owner id its new mutexes are held under lives on its record. */
+		if (taken.count)
+			ws_store(c, &rec->owner, rec->wait_owner);
+		ret = ws_commit(c);
+		if (ret == -ESRCH)
+			continue; /* it gave up just now: undone, on to the next */
+		if (ret < 0)
+			return ret;
+		for (uint32_t i = 0; i < taken.count; i++)
+			ws_queue_rearm(c, taken.slots[i], r);
+		if (mode == WS_SETTLE_PULSE_ONE)
+			break;
 	}
 	return ws_commit(c);
 }

@@ -10,22 +10,27 @@
  * wakes only its waiter, on the waiter's own futex word.
  *
  * Entries stay linked after their wait ends (a woken waiter returns without
- * the lock); walks unlink such stale entries as they pass, and a thread
- * unlinks its own before it queues again.
+ * the lock, a waiter gives up without it); walks unlink such stale entries
+ * as they pass, and a thread unlinks its own before it queues again.
+ * Closing an object drops its whole queue at once (layout.h: orphans).
  */
 #ifndef WINSYNC_QUEUE_H
 #define WINSYNC_QUEUE_H
 
-#include "object.h"
+#include "txn.h"
 
 /* Appends entry `entry` of `record` to the queue of locked object `slot`. */
 int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry);
-/* Unlinks entry `entry` of `record` (locks its object); frees a closed slot left empty. */
+/* Unlinks entry `entry` of `record` (locks its object); an orphan just forgets its link. */
 int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry);
 /* Unlinks every entry `record` still has linked. */
 int ws_queue_unlink_all(struct ws_crit *c, uint32_t record);
 /* Unlinks the stale entries of locked object `slot`. */
 int ws_queue_prune(struct ws_crit *c, uint32_t slot);
+/* Drops the whole queue of locked object `slot`, which is being closed. */
+void ws_queue_drop(struct ws_crit *c, uint32_t slot);
+/* Is entry `entry` of `record` in the queue of a live object (not unlinked, not orphaned)? */
+bool ws_entry_queued(ws_arena *arena, const struct ws_entry *entry);
 
 enum ws_settle {
 	WS_SETTLE_SIGNAL,     /* the object is signaled: hand it out while it lasts */
@@ -44,6 +49,21 @@ void ws_guard_queue(struct ws_crit *c, uint32_t slot);
  * one transaction each.  Sets *dead if it passed waiters of dead threads.
  */
 int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead);
+
+/*
+ * Whom a waiter of a mutex watches for deaths (wait.c): the threads using
+ * the owner's id, and the waiters queued ahead of it, any of which may own
+ * the mutex before it does.  ws_queue_ahead lists the live waiters queued
+ * on `slot` before `record` (at most `max`).
+ */
+uint32_t ws_queue_ahead(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t *out,
+			uint32_t max);
+/*
+ * Mutex `slot` went to `owner` (a record), who was not queued ahead of the
+ * waiters before it: the first of those is woken after the critical
+ * section to watch the new owner too.
+ */
+void ws_queue_rearm(struct ws_crit *c, uint32_t slot, uint32_t owner);
 
 /*
  * A pulse ends with its event unsignaled, whatever its settle released or

@@ -5,47 +5,49 @@
 #include "queue.h"
 #include "reap.h"
 #include "stats.h"
-#include "txn.h"
 
 /*
  * A hand-off the dead holder made but may not have woken: ws_guard covers
  * the next waiter before it wakes the last one, so the kernel woke only
  * the next.  A second wake is harmless.
  */
-static void wake_handed(struct ws_crit *c)
+static void wake_handed(struct ws_crit *c, struct ws_log *log)
 {
-	uint32_t r = c->log->wake_record;
+	uint32_t r = log->wake_record;
 
 	if (r && r <= c->arena->records_count)
 		ws_futex_wake(&c->arena->records[r - 1].wake, 1, true);
-	c->log->wake_record = 0;
+	log->wake_record = 0;
 }
 
-void ws_recover(struct ws_crit *c)
+void ws_recover(struct ws_crit *c, uint32_t holder)
 {
-	struct ws_log *log = c->log;
+	struct ws_log *log = &c->arena->records[holder].log;
 	uint32_t op = log->op, slot = log->op_slot, done, owner_died;
 	bool dead = false;
 
-	/* An idle log's op is the last one, finished: there is nothing to go on with
-	 * (and its writes would not be logged: a second death would strand them). */
+	/* An idle log's op is the last one, finished: there is nothing to go on with. */
 	if (atomic_load_explicit(&log->state, memory_order_relaxed) == WS_LOG_IDLE)
 		op = WS_OP_NONE;
-	wake_handed(c);
-	ws_log_replay(c);
+	wake_handed(c, log);
+	ws_log_replay(c, log);
 	/* After the replay: an uncommitted hand-off's count was undone with it. */
 	done = log->op_done;
 	owner_died = log->owner_died;
+	log->owner_died = 0;
 	ws_stat_add(WS_STAT_RECOVERIES);
-	/* The operation it was in, finished: its own object is still locked. */
+	/* The operation it was in, finished as one of ours. */
 	switch (op) {
 	case WS_OP_SIGNAL:
+		ws_op_begin(c, WS_OP_SIGNAL, slot);
 		if (slot < c->arena->slots && ws_obj_lock(c, slot) >= 0)
 			ws_settle(c, slot, WS_SETTLE_SIGNAL, &dead);
 		ws_op_end(c);
 		break;
 	case WS_OP_PULSE_ONE:
 	case WS_OP_PULSE_ALL:
+		ws_op_begin(c, op, slot);
+		c->log->op_done = done; /* a second death must not release a second waiter */
 		if (slot < c->arena->slots && ws_obj_lock(c, slot) >= 0) {
 			if (op == WS_OP_PULSE_ALL || done == 0)
 				ws_settle(c, slot,
@@ -57,12 +59,14 @@ void ws_recover(struct ws_crit *c)
 		ws_op_end(c);
 		break;
 	default:
-		ws_op_end(c);
 		break;
 	}
 	/* A ws_owner_died() it was in the middle of: it runs to the end. */
-	if (owner_died)
+	if (owner_died) {
+		c->log->owner_died = owner_died;
 		ws_owner_died_locked(c, owner_died);
+		c->log->owner_died = 0;
+	}
 	/* The dead holder itself, and whoever else died. */
 	ws_reap_dead(c);
 }

@@ -6,8 +6,9 @@
 #ifndef WINSYNC_RECOVER_H
 #define WINSYNC_RECOVER_H
 
-#include "lock.h"
+#include "txn.h"
 
-void ws_recover(struct ws_crit *c);
+/* Finishes the work of record `holder`, whose lock the caller has taken over. */
+void ws_recover(struct ws_crit *c, uint32_t holder);
 
 #endif

@@ -6,10 +6,9 @@
 
 #include "fault.h"
 #include "futex.h"
-#include "thread.h"
+#include "waiter.h"
 
-/* record.wake once the wait has been handed something (0 while it sleeps). */
-#define WS_WAKE_DONE WS_FUTEX_OWNER_DIED
+#define NO_SLOT UINT32_MAX
 
 static uint32_t log_state(struct ws_log *log)
 {
@@ -21,10 +20,13 @@ static void set_log_state(struct ws_log *log, uint32_t state)
 	atomic_store_explicit(&log->state, state, memory_order_release);
 }
 
-/* The operation's own object, kept locked across its transactions. */
-static bool has_primary(const struct ws_log *log)
+/* The operation's own object, kept locked across its transactions, or NO_SLOT. */
+static uint32_t primary_of(const struct ws_log *log)
 {
-	return log->op == WS_OP_SIGNAL || log->op == WS_OP_PULSE_ONE || log->op == WS_OP_PULSE_ALL;
+	bool has = log->op == WS_OP_SIGNAL || log->op == WS_OP_PULSE_ONE ||
+		   log->op == WS_OP_PULSE_ALL;
+
+	return has ? log->op_slot : NO_SLOT;
 }
 
 void ws_op_begin(struct ws_crit *c, enum ws_op op, uint32_t slot)
@@ -62,6 +64,16 @@ static void clear_locked(struct ws_object *obj)
 				      memory_order_release);
 }
 
+static void snapshot(struct ws_log_locked *e, struct ws_object *obj, uint64_t head)
+{
+	e->head = head;
+	e->aux = ws_get(&obj->aux);
+	e->queue_head = obj->queue_head;
+	e->queue_tail = obj->queue_tail;
+	e->queued = obj->queued;
+	e->next_free = obj->next_free;
+}
+
 int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 {
 	struct ws_log *log = c->log;
@@ -87,13 +99,7 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 			return c->error = -EUCLEAN;
 		e->slot = slot;
 		e->released = 0;
-		e->head = head;
-		e->aux = ws_get(&obj->aux);
-		e->queue_head = obj->queue_head;
-		e->queue_tail = obj->queue_tail;
-		e->queued = obj->queued;
-		e->next_free = obj->next_free;
-		e->closed = obj->closed;
+		snapshot(e, obj, head);
 		/* Listed before it is locked: recovery restores only what is LOCKED. */
 		atomic_signal_fence(memory_order_seq_cst);
 		log->locked_count = n + 1;
@@ -109,14 +115,6 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 	}
 }
 
-static struct ws_log_locked *held_entry(struct ws_log *log, uint32_t slot)
-{
-	for (uint32_t i = 0; i < log->locked_count && i < WS_LOG_LOCKED; i++)
-		if (log->locked[i].slot == slot && !log->locked[i].released)
-			return &log->locked[i];
-	return NULL;
-}
-
 static void release_entry(ws_arena *arena, struct ws_log_locked *e)
 {
 	e->released = 1;
@@ -127,10 +125,24 @@ static void release_entry(ws_arena *arena, struct ws_log_locked *e)
 
 void ws_obj_release(struct ws_crit *c, uint32_t slot)
 {
-	struct ws_log_locked *e = held_entry(c->log, slot);
+	struct ws_log *log = c->log;
+	uint32_t n = log->locked_count < WS_LOG_LOCKED ? log->locked_count : WS_LOG_LOCKED;
 
-	if (e && !(has_primary(c->log) && slot == c->log->op_slot))
+	if (slot == primary_of(log))
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ws_log_locked *e = &log->locked[i];
+
+		if (e->slot != slot || e->released)
+			continue;
 		release_entry(c->arena, e);
+		/* The last entry leaves the log; one in the middle stays, flagged. */
+		if (i + 1 == n) {
+			atomic_signal_fence(memory_order_seq_cst);
+			log->locked_count = i;
+		}
+		return;
+	}
 }
 
 void ws_head_write(struct ws_object *obj, uint32_t tag, uint32_t value)
@@ -165,19 +177,23 @@ void ws_store(struct ws_crit *c, void *cell, uint32_t value)
 	WS_FAULT();
 }
 
+uint32_t ws_undo_room(const struct ws_crit *c)
+{
+	uint32_t n = c->log->undo_count;
+
+	return n < WS_LOG_UNDO ? WS_LOG_UNDO - n : 0;
+}
+
 void ws_hand(struct ws_crit *c, uint32_t record, uint32_t state)
 {
-	if (c->log->claim_record) {
+	if (c->log->claim_record || record >= c->arena->records_count) {
 		c->error = -EUCLEAN;
 		return;
 	}
 	c->log->claim_state = state;
+	atomic_signal_fence(memory_order_seq_cst);
 	c->log->claim_record = record + 1;
-}
-
-bool ws_hand_pending(const struct ws_crit *c)
-{
-	return c->log->claim_record != 0;
+	atomic_signal_fence(memory_order_seq_cst);
 }
 
 static void wake_deferred(struct ws_crit *c)
@@ -191,7 +207,7 @@ static void wake_deferred(struct ws_crit *c)
 
 void ws_guard(struct ws_crit *c, uint32_t record)
 {
-	struct robust_head *head = c->robust_head;
+	struct ws_robust_head *head = c->robust_head;
 	void *word;
 
 	if (!head || record >= c->arena->records_count) {
@@ -218,7 +234,7 @@ void ws_guard(struct ws_crit *c, uint32_t record)
 
 void ws_guard_release(struct ws_crit *c)
 {
-	struct robust_head *head = c->robust_head;
+	struct ws_robust_head *head = c->robust_head;
 
 	wake_deferred(c);
 	if (c->guarding && head) {
@@ -228,49 +244,50 @@ void ws_guard_release(struct ws_crit *c)
 	c->guarding = false;
 }
 
-/*
- * Gives the named waiter its object.  It is guarded from here until it has
- * been woken: if we die anywhere in between, the kernel wakes it, and it
- * finds its result, or the lock holder dead and the hand-off in the log.
- * The wake itself waits for the next guard or the unlock.
- */
-static void apply_hand(struct ws_crit *c)
+/* Did the hand-off `log` names reach its waiter (its commit point)? */
+static bool delivered(ws_arena *arena, const struct ws_log *log)
 {
-	struct ws_log *log = c->log;
+	uint32_t r = log->claim_record;
+
+	return r && r <= arena->records_count &&
+	       ws_wait_state(&arena->records[r - 1]) == log->claim_state;
+}
+
+/*
+ * Hands the waiter `log` names its state (idempotent, for a replay too).
+ * It is guarded from here until it has been woken: if we die anywhere in
+ * between, the kernel wakes it, and it finds its result, or the lock holder
+ * dead and the hand-off in the log.  The wake itself waits for the next
+ * guard or the unlock.  False if the waiter gave up first.
+ */
+static bool apply_hand(struct ws_crit *c, struct ws_log *log)
+{
 	uint32_t r = log->claim_record;
 	struct ws_record *rec;
 
 	if (!r || r > c->arena->records_count)
-		return;
+		return true;
 	rec = &c->arena->records[r - 1];
 	ws_guard(c, r - 1);
 	WS_FAULT();
-	atomic_store_explicit(&rec->state, log->claim_state, memory_order_release);
-	WS_FAULT();
-	atomic_store_explicit(&rec->wake, WS_WAKE_DONE, memory_order_release);
+	if (!ws_wait_deliver(rec, log->claim_state))
+		return false;
 	WS_FAULT();
 	/* Read by a recovery: the guard moves on before this wake is made. */
 	c->log->wake_record = r;
 	c->deferred_wake = &rec->wake;
-}
-
-#define NO_SLOT UINT32_MAX
-
-/* The operation's own object if it has one and it is locked. */
-static uint32_t primary_of(const struct ws_log *log)
-{
-	return has_primary(log) ? log->op_slot : NO_SLOT;
+	return true;
 }
 
 /*
- * Undoes the transaction: cells in reverse, then every object it locked
- * back to its snapshot, unlocked, but for `keep` (the operation goes on).
+ * Undoes the transaction of `log`: cells in reverse, then every object it
+ * locked back to its snapshot, unlocked, but for `keep` (the operation goes
+ * on with it).
  */
-static void undo(struct ws_crit *c, uint32_t keep)
+static void undo(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 {
-	struct ws_log *log = c->log;
 	ws_arena *arena = c->arena;
-	uint32_t cells = log->undo_count, locked = log->locked_count;
+	uint32_t cells = log->undo_count, locked = log->locked_count, kept = 0;
 
 	if (cells > WS_LOG_UNDO)
 		cells = WS_LOG_UNDO;
@@ -283,8 +300,8 @@ static void undo(struct ws_crit *c, uint32_t keep)
 			atomic_store_explicit((_Atomic uint32_t *)(arena->base + u->offset), u->old,
 					      memory_order_relaxed);
 	}
-	while (locked--) {
-		struct ws_log_locked *e = &log->locked[locked];
+	for (uint32_t i = locked; i--;) {
+		struct ws_log_locked *e = &log->locked[i];
 		struct ws_object *obj;
 
 		if (e->slot >= arena->slots)
@@ -301,12 +318,20 @@ static void undo(struct ws_crit *c, uint32_t keep)
 		obj->queue_tail = e->queue_tail;
 		obj->queued = e->queued;
 		obj->next_free = e->next_free;
-		obj->closed = e->closed;
 		atomic_store_explicit(&obj->head,
 				      e->slot == keep ? e->head | (uint64_t)WS_HEAD_LOCKED << 32
 						      : e->head,
 				      memory_order_release);
 	}
+	/* The kept object's entry, as it was, stays the log's only one. */
+	for (uint32_t i = 0; i < locked; i++) {
+		if (log->locked[i].slot == keep && !log->locked[i].released) {
+			log->locked[0] = log->locked[i];
+			kept = 1;
+			break;
+		}
+	}
+	log->locked_count = kept;
 	log->undo_count = 0;
 	log->claim_record = 0;
 }
@@ -315,9 +340,8 @@ static void undo(struct ws_crit *c, uint32_t keep)
  * After a commit (or a replay): only the kept object stays on the list,
  * its snapshot now the state as committed.
  */
-static void keep_only(struct ws_crit *c, uint32_t keep)
+static void keep_only(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 {
-	struct ws_log *log = c->log;
 	uint32_t kept = 0, n = log->locked_count;
 
 	if (n > WS_LOG_LOCKED)
@@ -336,7 +360,6 @@ static void keep_only(struct ws_crit *c, uint32_t keep)
 		if (e->slot != keep) {
 			release_entry(c->arena, e);
 			WS_FAULT();
-			continue;
 		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -346,14 +369,8 @@ static void keep_only(struct ws_crit *c, uint32_t keep)
 		if (e->released || e->slot != keep)
 			continue;
 		obj = &c->arena->objects[e->slot];
-		e->head = atomic_load_explicit(&obj->head, memory_order_relaxed) &
-			  ~((uint64_t)WS_HEAD_LOCKED << 32);
-		e->aux = ws_get(&obj->aux);
-		e->queue_head = obj->queue_head;
-		e->queue_tail = obj->queue_tail;
-		e->queued = obj->queued;
-		e->next_free = obj->next_free;
-		e->closed = obj->closed;
+		snapshot(e, obj, atomic_load_explicit(&obj->head, memory_order_relaxed) &
+				      ~((uint64_t)WS_HEAD_LOCKED << 32));
 		log->locked[kept++] = *e;
 		break;
 	}
@@ -369,14 +386,17 @@ int ws_commit(struct ws_crit *c)
 	if (c->error) {
 		int error = c->error;
 
-		undo(c, NO_SLOT);
-		log->locked_count = 0;
+		undo(c, log, NO_SLOT);
 		return error;
+	}
+	if (!apply_hand(c, log)) {
+		/* The waiter timed out first: as if we had never chosen it. */
+		undo(c, log, primary_of(log));
+		return -ESRCH;
 	}
 	set_log_state(log, WS_LOG_COMMITTED);
 	WS_FAULT();
-	apply_hand(c);
-	keep_only(c, primary_of(log));
+	keep_only(c, log, primary_of(log));
 	set_log_state(log, WS_LOG_ACTIVE);
 	WS_FAULT();
 	return 0;
@@ -385,34 +405,25 @@ int ws_commit(struct ws_crit *c)
 void ws_op_end(struct ws_crit *c)
 {
 	ws_commit(c);
-	keep_only(c, NO_SLOT);
+	keep_only(c, c->log, NO_SLOT);
 	WS_FAULT();
 	set_log_state(c->log, WS_LOG_IDLE);
 	WS_FAULT();
 }
 
-void ws_log_replay(struct ws_crit *c)
+void ws_log_replay(struct ws_crit *c, struct ws_log *log)
 {
-	struct ws_log *log = c->log;
-	uint32_t keep = primary_of(log);
+	uint32_t state = log_state(log);
 
-	switch (log_state(log)) {
-	case WS_LOG_ACTIVE:
-		undo(c, keep);
-		keep_only(c, keep);
-		break;
-	case WS_LOG_COMMITTED:
-		apply_hand(c);
-		keep_only(c, keep);
-		set_log_state(log, WS_LOG_ACTIVE);
-		break;
-	default:
-		/* Idle, or a state nobody writes: nothing can be trusted to redo. */
-		log->locked_count = 0;
-		log->undo_count = 0;
-		log->claim_record = 0;
-		set_log_state(log, WS_LOG_IDLE);
-		break;
+	if (state == WS_LOG_COMMITTED || (state == WS_LOG_ACTIVE && delivered(c->arena, log))) {
+		apply_hand(c, log);
+		keep_only(c, log, NO_SLOT);
+	} else if (state == WS_LOG_ACTIVE) {
+		undo(c, log, NO_SLOT);
 	}
-	c->error = 0;
+	/* Idle, or a state nobody writes: nothing more can be trusted to redo. */
+	log->locked_count = 0;
+	log->undo_count = 0;
+	log->claim_record = 0;
+	set_log_state(log, WS_LOG_IDLE);
 }

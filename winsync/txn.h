@@ -1,26 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Transactions of the arena lock holder, logged so that whoever takes the
- * lock over from a dead holder can put things right (recover.c).
+ * Transactions of a lock holder, logged in the holder's own record so that
+ * whoever takes the lock over from a dead holder can put things right
+ * (recover.c).
  *
  * An operation (a wait that queues, a signal that hands an object to its
  * waiters, a close, a reap) is a sequence of transactions under one hold of
- * the arena lock.  Each transaction:
+ * the lock.  Each transaction:
  *   1. locks the objects it touches (WS_HEAD_LOCKED, which keeps the
  *      uncontended paths off them), logging a snapshot of each first;
  *   2. writes: object fields in place (the snapshots undo them), any other
  *      32-bit cell through ws_store(), which logs the old value first;
- *   3. names at most one waiter to hand an object to (ws_hand), applied
- *      only after the commit;
- *   4. commits (ws_commit): log state COMMITTED, then the hand-off is
- *      applied and the waiter woken, then the objects other than the
- *      operation's own are unlocked.
+ *   3. names at most one waiter to hand something to (ws_hand);
+ *   4. commits (ws_commit): the hand-off's compare-exchange of the waiter's
+ *      state from PENDING (waiter.h) is the commit point, then the log says
+ *      COMMITTED, the waiter is woken, and the objects other than the
+ *      operation's own are unlocked.  A waiter that gave up first makes the
+ *      transaction undo itself instead (-ESRCH).
  * Invariants, for a holder killed at any instruction:
- *   - log ACTIVE: nothing of the transaction is visible outside the lock
- *     (its objects are LOCKED, its waiter not yet handed anything): undo
- *     the cells in reverse, restore the snapshots.
- *   - log COMMITTED: everything in place is final; the hand-off store and
- *     the wake are idempotent: redo them, then unlock the objects.
+ *   - log ACTIVE and its waiter not handed the state it names: nothing of
+ *     the transaction is visible outside the lock (its objects are LOCKED):
+ *     undo the cells in reverse, restore the snapshots.
+ *   - log COMMITTED, or ACTIVE with the waiter's state already the one it
+ *     names: everything in place is final; the hand-off's compare-exchange
+ *     and the wake are idempotent: redo them, then unlock the objects.
  *   - then the operation is finished by its kind (recover.c): a signal
  *     settles its object again, a pulse releases the waiters it had not
  *     reached, a reap reaps again.
@@ -30,22 +33,36 @@
  *     under the same cover, so that the waiter does not run into the held
  *     lock.  The guard moves to the next waiter before the last one is
  *     woken; the log names the last one (wake_record), and the recovery
- *     that the next waiter runs wakes it again.  A blocked waiter also
- *     looks for a dead holder every second (wait.c), for a guard lost to
- *     corruption.
+ *     that the next waiter runs wakes it again.
  */
 #ifndef WINSYNC_TXN_H
 #define WINSYNC_TXN_H
 
-#include "lock.h"
+#include "arena.h"
 
-#define WS_LOG_IDLE      0u
-#define WS_LOG_ACTIVE    1u
-#define WS_LOG_COMMITTED 2u
+/* Re-arm wakes one critical section may owe (queue.c: mutex owner changes). */
+#define WS_REARM_MAX WS_ENTRIES_PER_WAIT
+
+/* A lock holder's state: its lock, its log, what it owes after the unlock. */
+struct ws_crit {
+	ws_arena *arena;
+	_Atomic uint32_t *lock;   /* the lock word held */
+	struct ws_log *log;       /* the holder's own (its record's) */
+	struct ws_record *rec;
+	uint32_t self;            /* record index */
+	uint32_t ref;
+	struct ws_robust_head *robust_head; /* for the dead-man wake of a hand-off */
+	void *pending_saved;      /* the thread's list_op_pending, put back when we leave */
+	bool guarding;            /* list_op_pending points at a waiter of ours */
+	_Atomic uint32_t *deferred_wake; /* the last hand-off's word: woken after the unlock */
+	uint32_t rearm_count;     /* waiters to wake so that they watch a mutex's new owner */
+	uint32_t rearm[WS_REARM_MAX];
+	int error;                /* first inconsistency found: the transaction is undone */
+};
 
 enum ws_op {
 	WS_OP_NONE = 0,
-	WS_OP_PLAIN,       /* one transaction, nothing to finish: create, close, wait, give up */
+	WS_OP_PLAIN,       /* one transaction, nothing to finish: create, close, wait */
 	WS_OP_SIGNAL,      /* op_slot became signaled: settle it again */
 	WS_OP_PULSE_ONE,   /* pulse op_slot: release one waiter unless op_done */
 	WS_OP_PULSE_ALL,   /* pulse op_slot: release every waiter still queued */
@@ -56,6 +73,8 @@ enum ws_op {
 void ws_op_begin(struct ws_crit *c, enum ws_op op, uint32_t slot);
 /* Ends it: unlocks every object, log idle.  Commits first if needed. */
 void ws_op_end(struct ws_crit *c);
+/* Counts a hand-off toward the operation (a pulse's progress), within the transaction. */
+void ws_op_progress(struct ws_crit *c);
 
 /*
  * Locks object `slot` for this transaction: 1, or 0 if it was locked
@@ -63,29 +82,36 @@ void ws_op_end(struct ws_crit *c);
  * corruption can leave one) or the log is full.
  */
 int ws_obj_lock(struct ws_crit *c, uint32_t slot);
-/* Unlocks an object this transaction locked but did not change. */
+/*
+ * Unlocks an object this transaction locked but did not change.  Objects
+ * released in the reverse order of their locking leave the log as they
+ * came: a walk that tries many waiters does not fill it.
+ */
 void ws_obj_release(struct ws_crit *c, uint32_t slot);
 /* Object head of a locked object: the flags stay as they are. */
 void ws_head_write(struct ws_object *obj, uint32_t tag, uint32_t value);
 
 /* An undo-logged store of a 32-bit cell inside the arena. */
 void ws_store(struct ws_crit *c, void *cell, uint32_t value);
+/* Undo cells left in this transaction. */
+uint32_t ws_undo_room(const struct ws_crit *c);
 
-/* The waiter (record) this transaction hands an object to, with its new state. */
+/* The waiter (record) this transaction hands something to, with its new wait state. */
 void ws_hand(struct ws_crit *c, uint32_t record, uint32_t state);
-/* Is a hand-off named already in this transaction? */
-bool ws_hand_pending(const struct ws_crit *c);
 
 /*
- * Commits the transaction (or undoes it if c->error is set, returning the
- * error).  The operation's own object stays locked.
+ * Commits the transaction: 0; or undoes it and returns c->error if one is
+ * set (every object unlocked), or -ESRCH if the waiter it hands something
+ * to gave up first (the operation's own object stays locked).
  */
 int ws_commit(struct ws_crit *c);
-/* Counts a hand-off toward the operation (a pulse's progress), within the transaction. */
-void ws_op_progress(struct ws_crit *c);
 
-/* Undoes an uncommitted transaction of a dead holder, or completes a committed one. */
-void ws_log_replay(struct ws_crit *c);
+/*
+ * Puts right the log of a dead holder (possibly our own record's, adopted):
+ * an unfinished transaction undone, a committed one completed, every object
+ * unlocked, the log idle.
+ */
+void ws_log_replay(struct ws_crit *c, struct ws_log *log);
 
 /*
  * The dead-man wake.  While a critical section owes anything to a queued

@@ -7,30 +7,40 @@
  * system call.  Otherwise (and for every wait_all) it enters the critical
  * section, locks its objects, and either acquires there or queues an entry
  * on each and sleeps on its record's own `wake` word until a signaler hands
- * it an object (queue.h) or its deadline passes.  A waiter on a mutex held
- * by someone else also wakes every 50 ms to look for dead threads, so that
- * a mutex whose owner died reaches it within 100 ms.
+ * it an object (queue.h) or its deadline passes, when it gives up without
+ * the lock (waiter.h).
+ *
+ * A blocked waiter is woken by nothing but its own business: a hand-off, its
+ * deadline, or the death of a thread it depends on, which the kernel reports
+ * by waking a word the waiter sleeps on: for a mutex held by someone else,
+ * the `alive` word of each live record that uses the owner's id (the kernel
+ * marks it at that thread's death); for a signaler that dies owing it, its
+ * own `wake` word (txn.h's dead-man wake).  A mutex that changes owner while
+ * it waits is followed by a re-arm wake (queue.h).  A backstop sweep once a
+ * minute covers what corruption may have lost.
  */
+#include "clock.h"
+#include "crit.h"
 #include "fault.h"
 #include "futex.h"
-#include "locked.h"
-#include "os/os.h"
+#include "lock.h"
 #include "queue.h"
 #include "reap.h"
-#include "thread.h"
+#include "record.h"
+#include "call.h"
+#include "slot.h"
+#include "type.h"
+#include "waiter.h"
 
-/* How often a waiter on someone else's mutex looks for dead owners. */
-#define OWNER_CHECK_NS 50000000L
-/*
- * How often any blocked waiter looks for a dead lock holder that owed it
- * something: a backstop, for a dead-man wake (txn.h) that corruption lost.
- */
-#define HOLDER_CHECK_NS 1000000000L
+/* A blocked waiter looks for dead threads this often, whatever else happens. */
+#define BACKSTOP_NS (60 * (int64_t)WS_NSEC_PER_SEC)
+/* A dead owner found while the lock is busy (WS_ARENA_NONBLOCK): look again this soon. */
+#define REAP_RETRY_NS 10000000L
 
 struct wait_plan {
 	const struct ws_wait *wait;
-	uint32_t entries;                        /* count, plus one with an alert */
-	int clock;
+	struct ws_wait_shape shape;
+	struct ws_deadline deadline;
 };
 
 /* Entry i: the objects, then the alert. */
@@ -39,67 +49,30 @@ static inline ws_handle plan_handle(const struct wait_plan *plan, uint32_t i)
 	return i < plan->wait->count ? plan->wait->objects[i] : plan->wait->alert;
 }
 
-static int plan_wait(ws_arena *arena, const struct ws_wait *wait, uint32_t *index,
-		     struct wait_plan *plan)
-{
-	if (!arena || !wait || !index || wait->count > WS_MAX_WAIT_OBJECTS || wait->owner == 0 ||
-	    (wait->count && !wait->objects) || (wait->flags & ~WS_WAIT_REALTIME))
-		return -EINVAL;
-	if (wait->deadline && (wait->deadline->tv_nsec < 0 || wait->deadline->tv_nsec >= 1000000000))
-		return -EINVAL;
-	plan->wait = wait;
-	plan->entries = wait->count + (wait->alert != 0);
-	plan->clock = wait->flags & WS_WAIT_REALTIME ? WS_CLOCK_REALTIME : WS_CLOCK_MONOTONIC;
-	return 0;
-}
-
 static enum ws_type entry_type(const struct wait_plan *plan, uint32_t i)
 {
 	return i == plan->wait->count ? WS_TYPE_EVENT : WS_TYPE_NONE;
 }
 
-static bool deadline_passed(const struct wait_plan *plan)
+static int plan_wait(ws_arena *arena, const struct ws_wait *wait, uint32_t *index, bool all,
+		     struct wait_plan *plan)
 {
-	const struct timespec *d = plan->wait->deadline;
-	struct timespec now;
-
-	if (!d)
-		return false;
-	ws_os_clock_now(plan->clock, &now);
-	return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
-}
-
-/*
- * The wait's outcome from its record's state, which is shared memory: an
- * index the wait could not have been handed (past its entries, or an object
- * of a wait_all other than the first) is corruption, not a success.
- */
-static int result_of(const struct wait_plan *plan, bool all, uint32_t state, uint32_t *index)
-{
-	if (state & WS_WAIT_GOT) {
-		uint32_t i = state & WS_WAIT_INDEX;
-
-		if (i >= plan->entries || (all && i != 0 && i != plan->wait->count) ||
-		    (state & ~(WS_WAIT_GOT | WS_WAIT_ABANDONED | WS_WAIT_INDEX)))
-			return -EUCLEAN;
-		*index = i;
-		return state & WS_WAIT_ABANDONED ? -EOWNERDEAD : 0;
-	}
-	switch (state) {
-	case WS_WAIT_GAVE_UP:
-		return -ETIMEDOUT;
-	case WS_WAIT_CANCELED:
-		return -ECANCELED;
-	default:
-		return -EUCLEAN; /* somebody reset a wait that was ours */
-	}
+	if (!arena || !wait || !index || wait->count > WS_MAX_WAIT_OBJECTS || wait->owner == 0 ||
+	    (wait->count && !wait->objects) || (wait->flags & ~WS_WAIT_REALTIME))
+		return -EINVAL;
+	plan->wait = wait;
+	plan->shape.owner = wait->owner;
+	plan->shape.count = wait->count;
+	plan->shape.entries = wait->count + (wait->alert != 0);
+	plan->shape.all = all;
+	return ws_deadline_make(wait->deadline, wait->flags & WS_WAIT_REALTIME, &plan->deadline);
 }
 
 /* What the scan of try_any makes of one entry. */
 enum scan {
 	SCAN_NOT_READY,
 	SCAN_READY,
-	SCAN_LOCKED,   /* being edited: only the lock holder knows */
+	SCAN_LOCKED,   /* being edited, or a mutex with waiters: only the lock holder decides */
 	SCAN_CHECK,    /* anything unusual: ws_handle_lookup says what */
 };
 
@@ -121,8 +94,9 @@ _Static_assert((WS_TYPE_SEM & 1) && (WS_TYPE_EVENT & 1) && !(WS_TYPE_MUTEX & 1),
 /*
  * The first of handles[from, count) that is not plainly idle: a live
  * semaphore or event of the handle's generation, not being edited, with a
- * value of 0.  One masked compare per object: a wait on many objects, of
- * which few are ready, costs little more than a wait on one.
+ * value of 0 (not ready for anybody, type.h).  One masked compare per
+ * object: a wait on many objects, of which few are ready, costs little
+ * more than a wait on one.
  */
 static inline uint32_t skip_idle(struct scan_view v, const ws_handle *handles, uint32_t from,
 				 uint32_t count)
@@ -150,23 +124,25 @@ static inline uint32_t skip_idle(struct scan_view v, const ws_handle *handles, u
 static inline enum scan scan_one(struct scan_view v, ws_handle handle, uint32_t owner,
 				 uint32_t *slot, uint64_t *head)
 {
-	uint32_t s = handle & v.index_mask, tag, value;
+	uint32_t s = handle & v.index_mask, tag;
 	uint64_t h;
 
 	if (s >= v.slots || handle == 0)
 		return SCAN_CHECK;
 	h = atomic_load_explicit(&v.objects[s].head, memory_order_relaxed);
 	tag = ws_head_tag(h);
-	value = ws_head_value(h);
 	if ((tag & WS_HEAD_GEN_MASK) != handle >> v.index_bits || !(tag & WS_HEAD_TYPE_MASK))
 		return SCAN_CHECK;
 	*slot = s;
 	*head = h;
 	if (tag & WS_HEAD_LOCKED)
 		return SCAN_LOCKED;
-	if ((tag & WS_HEAD_TYPE_MASK) == (uint32_t)WS_TYPE_MUTEX << WS_HEAD_TYPE_SHIFT)
-		return value == 0 || value == owner ? SCAN_READY : SCAN_NOT_READY;
-	return value ? SCAN_READY : SCAN_NOT_READY;
+	if (!ws_head_ready(h, owner))
+		return SCAN_NOT_READY;
+	/* Its queued waiters must learn of a new owner (queue.h): the holder gives it. */
+	if (ws_head_type(h) == WS_TYPE_MUTEX && (tag & WS_HEAD_QUEUED))
+		return SCAN_LOCKED;
+	return SCAN_READY;
 }
 
 /*
@@ -180,7 +156,6 @@ static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *inde
 {
 	const uint32_t owner = plan->wait->owner, count = plan->wait->count;
 	const ws_handle *handles = plan->wait->objects;
-	const ws_handle alert = plan->wait->alert;
 	const struct scan_view view = { arena->objects, arena->slots, arena->index_bits,
 					(1u << arena->index_bits) - 1 };
 	uint32_t first = UINT32_MAX, slot = 0, i;
@@ -189,23 +164,23 @@ static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *inde
 
 	*done = false;
 	*retry = false;
-	for (i = skip_idle(view, handles, 0, count); i < plan->entries;
+	for (i = skip_idle(view, handles, 0, count); i < plan->shape.entries;
 	     i = i + 1 < count ? skip_idle(view, handles, i + 1, count) : i + 1) {
 		uint32_t s;
 		uint64_t h;
-		enum scan scan = scan_one(view, i < count ? handles[i] : alert, owner, &s, &h);
+		enum scan scan = scan_one(view, plan_handle(plan, i), owner, &s, &h);
 
-		if (scan == SCAN_NOT_READY)
-			continue;
-		if (scan == SCAN_CHECK || (i == plan->wait->count && ws_head_type(h) != WS_TYPE_EVENT)) {
+		/* The alert must be an event whatever its state: checked before anything is taken. */
+		if (scan == SCAN_CHECK || (i == count && ws_head_type(h) != WS_TYPE_EVENT)) {
 			int ret = ws_handle_lookup(arena, plan_handle(plan, i), entry_type(plan, i),
 						   &s, &h);
 
 			if (ret)
 				return ret;
-			continue; /* a race with a close and create: the locked path decides */
+			unsure = true; /* a race with a close and create: the locked path decides */
+			continue;
 		}
-		if (first != UINT32_MAX || unsure)
+		if (scan == SCAN_NOT_READY || first != UINT32_MAX || unsure)
 			continue;
 		if (scan == SCAN_LOCKED) {
 			unsure = true;
@@ -228,10 +203,10 @@ static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *inde
 		/* Recursion changes aux: locked path.  So does a thread with no record yet. */
 		if (ws_head_value(head) != 0 || ws_self_cached(arena, &record))
 			return 0;
-		ws_self_owner(arena, record, owner);
+		ws_record_note_owner(arena, record, owner);
 	}
 	if (!manual && !atomic_compare_exchange_strong_explicit(&obj->head, &head,
-								ws_head_taken(head, owner, false),
+								ws_head_taken(head, owner),
 								memory_order_acquire,
 								memory_order_relaxed)) {
 		*retry = true;
@@ -255,8 +230,8 @@ static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *inde
  */
 static int check_distinct(ws_arena *arena, const struct wait_plan *plan)
 {
-	for (uint32_t i = 0; i < plan->entries; i++) {
-		for (uint32_t j = i + 1; j < plan->entries; j++) {
+	for (uint32_t i = 0; i < plan->shape.entries; i++) {
+		for (uint32_t j = i + 1; j < plan->shape.entries; j++) {
 			if (ws_handle_slot(arena, plan_handle(plan, i)) !=
 			    ws_handle_slot(arena, plan_handle(plan, j)))
 				continue;
@@ -269,187 +244,298 @@ static int check_distinct(ws_arena *arena, const struct wait_plan *plan)
 	return 0;
 }
 
+/* Takes entry i for the wait; a mutex taken notes its owner id and re-arms its waiters. */
+static bool take_entry(struct ws_crit *c, const struct wait_plan *plan, uint32_t slot)
+{
+	struct ws_object *obj = &c->arena->objects[slot];
+	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
+	bool abandoned = ws_obj_take(obj, plan->wait->owner);
+
+	if (ws_head_type(head) == WS_TYPE_MUTEX) {
+		ws_record_note_owner(c->arena, c->self, plan->wait->owner);
+		if (ws_head_tag(head) & WS_HEAD_QUEUED)
+			ws_queue_rearm(c, slot, c->self);
+	}
+	return abandoned;
+}
+
 /* With every object locked: acquire what the wait can have now, if anything. */
-static int acquire_locked(ws_arena *arena, const struct wait_plan *plan, const uint32_t *slots,
-			  bool all, uint32_t *index, bool *taken)
+static int acquire_locked(struct ws_crit *c, const struct wait_plan *plan, const uint32_t *slots,
+			  uint32_t *index, bool *taken)
 {
 	const uint32_t owner = plan->wait->owner, count = plan->wait->count;
+	struct ws_object *objects = c->arena->objects;
 	bool abandoned = false, ready = true;
 	uint32_t i;
 
 	*taken = false;
-	if (!all) {
-		for (i = 0; i < plan->entries; i++) {
-			if (ws_obj_ready(&arena->objects[slots[i]], owner)) {
+	if (!plan->shape.all) {
+		for (i = 0; i < plan->shape.entries; i++) {
+			if (ws_obj_ready(&objects[slots[i]], owner)) {
 				*taken = true;
 				*index = i;
-				return ws_obj_take(&arena->objects[slots[i]], owner) ? -EOWNERDEAD : 0;
+				return take_entry(c, plan, slots[i]) ? -EOWNERDEAD : 0;
 			}
 		}
 		return 0;
 	}
 	for (i = 0; i < count && ready; i++)
-		ready = ws_obj_ready(&arena->objects[slots[i]], owner);
+		ready = ws_obj_ready(&objects[slots[i]], owner);
 	if (ready) {
 		for (i = 0; i < count; i++)
-			abandoned |= ws_obj_take(&arena->objects[slots[i]], owner);
+			abandoned |= take_entry(c, plan, slots[i]);
 		*taken = true;
 		*index = 0;
 		return abandoned ? -EOWNERDEAD : 0;
 	}
-	if (plan->entries > count && ws_obj_ready(&arena->objects[slots[count]], owner)) {
-		ws_obj_take(&arena->objects[slots[count]], owner);
+	if (plan->shape.entries > count && ws_obj_ready(&objects[slots[count]], owner)) {
+		take_entry(c, plan, slots[count]);
 		*taken = true;
 		*index = count;
 	}
 	return 0;
 }
 
-/* Queues an entry of our record on each object (all locked). */
-static int enqueue(struct ws_crit *c, const struct wait_plan *plan, const uint32_t *slots,
-		   bool all)
+/* Queues an entry of our record on each object (all locked), then arms the wait. */
+static int enqueue(struct ws_crit *c, const struct wait_plan *plan, const uint32_t *slots)
 {
-	ws_arena *arena = c->arena;
-	struct ws_record *rec = c->rec;
-	const uint32_t owner = plan->wait->owner;
-	bool mutexes = false;
-	int ret;
+	for (uint32_t i = 0; i < plan->shape.entries; i++) {
+		int ret = ws_queue_link(c, slots[i], c->self, i);
 
-	for (uint32_t i = 0; i < plan->entries; i++) {
-		uint64_t head = atomic_load_explicit(&arena->objects[slots[i]].head,
-						     memory_order_relaxed);
-
-		if (ws_head_type(head) == WS_TYPE_MUTEX && ws_head_value(head) != owner)
-			mutexes = true;
-	}
-	ws_store(c, &rec->state, WS_WAIT_PENDING);
-	ws_store(c, &rec->wake, 0);
-	ws_store(c, &rec->wait_owner, owner);
-	ws_store(c, &rec->count, plan->wait->count);
-	ws_store(c, &rec->wait_all, all);
-	ws_store(c, &rec->entries_used, plan->entries);
-	ws_store(c, &rec->mutexes, mutexes);
-	for (uint32_t i = 0; i < plan->entries; i++) {
-		ret = ws_queue_link(c, slots[i], c->self, i);
 		if (ret < 0)
 			return ret;
 	}
+	ws_wait_arm(c->rec, &plan->shape);
 	return 0;
 }
 
-/* Looks after dead threads a blocked waiter may be waiting for. */
-static void sweep(ws_arena *arena, bool owners)
+/* Reaps dead records now, if the lock can be had (without waiting under NONBLOCK). */
+static int reap_now(ws_arena *arena, bool try_only)
+{
+	struct ws_crit c;
+	int ret;
+
+	ret = try_only ? ws_crit_try(arena, ws_arena_lock(arena), &c)
+		       : ws_crit_enter(arena, ws_arena_lock(arena), &c);
+	if (ret)
+		return ret;
+	ws_reap_dead(&c);
+	ws_crit_leave(&c);
+	return 0;
+}
+
+/*
+ * Looks after dead threads a blocked waiter may depend on: a dead lock
+ * holder (entering takes its work over) and, with `records`, dead records
+ * nobody reaped.  Never waits for a live holder: that one will finish.
+ */
+static void sweep(ws_arena *arena, bool records)
 {
 	struct ws_crit c;
 
-	if (!ws_lock_holder_dead(arena) && !(owners && ws_dead_records(arena)))
+	if (!ws_lock_holder_dead(arena, ws_arena_lock(arena)) &&
+	    !(records && ws_dead_records(arena)))
 		return;
-	/* Entering recovers a dead holder's work. */
-	if (ws_crit_enter_blocking(arena, &c))
+	if (ws_crit_try(arena, ws_arena_lock(arena), &c))
 		return;
-	if (owners)
+	if (records)
 		ws_reap_dead(&c);
 	ws_crit_leave(&c);
 }
 
-/* The deadline passed while pending: leave the queues, unless handed something first. */
-static int give_up(ws_arena *arena, const struct wait_plan *plan, bool all, struct ws_record *rec,
-		   uint32_t *index)
+/* The owners of the mutexes this wait wants that are held by somebody else. */
+static uint32_t foreign_owners(ws_arena *arena, const struct ws_record *rec, uint32_t owner,
+			       uint32_t *owners)
 {
-	struct ws_crit c;
-	uint32_t state;
-	int ret;
+	uint32_t n = 0, count = rec->count < WS_MAX_WAIT_OBJECTS ? rec->count : WS_MAX_WAIT_OBJECTS;
 
-	ret = ws_crit_enter_blocking(arena, &c);
-	if (ret)
-		return ret;
-	state = atomic_load_explicit(&rec->state, memory_order_acquire);
-	if (state == WS_WAIT_PENDING) {
-		ws_op_begin(&c, WS_OP_PLAIN, 0);
-		ws_store(&c, &rec->state, WS_WAIT_GAVE_UP);
-		ws_queue_unlink_all(&c, c.self);
-		ret = ws_commit(&c);
-		ws_op_end(&c);
-		state = ret ? state : WS_WAIT_GAVE_UP;
+	for (uint32_t i = 0; i < count; i++) {
+		const struct ws_entry *e = &rec->entries[i];
+		uint64_t head;
+		uint32_t holder, j;
+
+		if (!ws_entry_queued(arena, e))
+			continue;
+		head = atomic_load_explicit(&arena->objects[e->object].head, memory_order_relaxed);
+		holder = ws_head_value(head);
+		if (ws_head_type(head) != WS_TYPE_MUTEX || holder == 0 || holder == owner)
+			continue;
+		for (j = 0; j < n && owners[j] != holder; j++)
+			;
+		if (j == n)
+			owners[n++] = holder;
 	}
-	ws_crit_leave(&c);
-	return ret ? ret : result_of(plan, all, state, index);
+	return n;
 }
 
-static int block(ws_arena *arena, const struct wait_plan *plan, bool all, struct ws_record *rec,
-		 uint32_t *index)
+/* Whom a blocked wait watches for deaths, besides its own wake word (queue.h). */
+struct watch {
+	unsigned int count;
+	struct ws_futex_word words[WS_FUTEX_WAITV_MAX];
+	uint32_t ahead_count;              /* waiters queued ahead on our mutexes, at arm time */
+	uint32_t ahead[WS_FUTEX_WAITV_MAX - 1];
+	bool dead;                         /* one of them is dead already: reap */
+};
+
+/* Adds record r's `alive` word (FUTEX_WAITERS set, so that its death wakes a sleeper). */
+static void watch_record(struct watch *w, ws_arena *arena, uint32_t r)
 {
+	_Atomic uint32_t *word = &arena->records[r].alive;
+	uint32_t alive = atomic_load_explicit(word, memory_order_acquire);
+
+	for (unsigned int i = 1; i < w->count; i++)
+		if (w->words[i].addr == word)
+			return;
+	switch (ws_liveness_of(alive)) {
+	case WS_DEAD:
+		w->dead = true;
+		break;
+	case WS_LIVE:
+		if (w->count < WS_FUTEX_WAITV_MAX &&
+		    ((alive & WS_FUTEX_WAITERS) ||
+		     atomic_compare_exchange_strong_explicit(word, &alive, alive | WS_FUTEX_WAITERS,
+							     memory_order_relaxed,
+							     memory_order_relaxed)))
+			w->words[w->count++] = (struct ws_futex_word){ word, alive | WS_FUTEX_WAITERS,
+								       true };
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The words a blocked wait sleeps on: its own wake word, then the `alive`
+ * words of the waiters queued ahead of it on its mutexes and of the live
+ * records that use the id of a mutex's owner now.  A death among them wakes
+ * us; one found already makes w->dead.
+ */
+static void watch_words(ws_arena *arena, struct ws_record *rec, uint32_t self, struct watch *w)
+{
+	uint32_t owners[WS_MAX_WAIT_OBJECTS];
+	uint32_t n = foreign_owners(arena, rec, rec->wait_owner, owners), used;
+
+	/* Shared: the kernel's dead-man wake of a hand-off is a shared wake. */
+	w->words[0] = (struct ws_futex_word){ &rec->wake, 0, true };
+	w->count = 1;
+	w->dead = false;
+	for (uint32_t i = 0; i < w->ahead_count; i++)
+		watch_record(w, arena, w->ahead[i]);
+	if (!n)
+		return;
+	used = ws_records_used(arena);
+	for (uint32_t r = 0; r < used; r++) {
+		uint32_t owner = atomic_load_explicit(&arena->records[r].owner, memory_order_relaxed);
+		uint32_t j;
+
+		if (r == self || owner == 0)
+			continue;
+		for (j = 0; j < n && owners[j] != owner; j++)
+			;
+		if (j < n)
+			watch_record(w, arena, r);
+	}
+}
+
+static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record *rec,
+		 uint32_t self, struct watch *w, uint32_t *index)
+{
+	bool try_only = arena->flags & WS_ARENA_NONBLOCK, reaped = false;
+
 	for (;;) {
-		uint32_t state = atomic_load_explicit(&rec->state, memory_order_acquire);
-		/* Shared: the kernel's dead-man wake of a hand-off is a shared wake. */
-		struct ws_futex_word word = { &rec->wake, 0, true };
-		const struct timespec *until = plan->wait->deadline;
-		int clock = plan->clock;
-		struct timespec slice;
+		uint32_t state = ws_wait_state(rec);
+		struct ws_deadline until;
+		int ret;
 
 		if (state != WS_WAIT_PENDING)
-			return result_of(plan, all, state, index);
-		/* A slice ends early, on CLOCK_MONOTONIC; the deadline's clock may differ. */
-		slice = ws_os_monotonic_after(rec->mutexes ? OWNER_CHECK_NS : HOLDER_CHECK_NS);
-		if (!until || clock != WS_CLOCK_MONOTONIC || until->tv_sec > slice.tv_sec ||
-		    (until->tv_sec == slice.tv_sec && until->tv_nsec > slice.tv_nsec)) {
-			until = &slice;
-			clock = WS_CLOCK_MONOTONIC;
+			return ws_wait_result(state, &plan->shape, index);
+		if (ws_deadline_passed(&plan->deadline))
+			return ws_wait_result(ws_wait_give_up(rec), &plan->shape, index);
+		watch_words(arena, rec, self, w);
+		/* An owner of ours died: its mutexes are abandoned by the reap (once a sleep). */
+		if (w->dead && !reaped) {
+			reaped = reap_now(arena, try_only) == 0;
+			if (reaped)
+				continue;
 		}
+		reaped = false;
+		until = ws_deadline_bound(&plan->deadline, w->dead ? REAP_RETRY_NS : BACKSTOP_NS);
 		WS_FAULT();
-		ws_futex_wait(&word, 1, until, clock);
+		ret = ws_futex_wait(w->words, w->count, &until);
 		WS_FAULT();
-		state = atomic_load_explicit(&rec->state, memory_order_acquire);
+		state = ws_wait_state(rec);
 		if (state != WS_WAIT_PENDING) {
 			/* The kernel's wake for a giver that died after our hand-off: its
 			 * operation may owe others too, so finish it (one load if not). */
 			sweep(arena, false);
-			return result_of(plan, all, state, index);
+			return ws_wait_result(state, &plan->shape, index);
 		}
-		if (deadline_passed(plan))
-			return give_up(arena, plan, all, rec, index);
-		/* Spurious, a slice, or the kernel's wake for a hand-off whose giver died. */
-		sweep(arena, rec->mutexes);
+		/* The backstop: a dead-man wake that corruption lost, a death nobody saw. */
+		if (ret == -ETIMEDOUT && !ws_deadline_passed(&plan->deadline))
+			sweep(arena, true);
+		/* A dead-man wake with nothing handed yet: its giver's work is ours. */
+		else if (ret == 0)
+			sweep(arena, false);
 	}
 }
 
-static int wait_locked(ws_arena *arena, const struct wait_plan *plan, bool all, uint32_t *index)
+/* At arm time, under the lock: the waiters queued ahead of us on our mutexes. */
+static void watch_ahead(struct ws_crit *c, const struct wait_plan *plan, const uint32_t *slots,
+			struct watch *w)
+{
+	uint32_t max = sizeof(w->ahead) / sizeof(w->ahead[0]);
+
+	w->ahead_count = 0;
+	for (uint32_t i = 0; i < plan->wait->count && w->ahead_count < max; i++) {
+		uint64_t head = atomic_load_explicit(&c->arena->objects[slots[i]].head,
+						     memory_order_relaxed);
+
+		if (ws_head_type(head) == WS_TYPE_MUTEX)
+			w->ahead_count += ws_queue_ahead(c, slots[i], c->self,
+							 w->ahead + w->ahead_count,
+							 max - w->ahead_count);
+	}
+}
+
+static int wait_locked(ws_arena *arena, const struct wait_plan *plan, uint32_t *index)
 {
 	uint32_t slots[WS_ENTRIES_PER_WAIT];
+	struct watch w;
 	struct ws_crit c;
 	bool taken = false, queued = false;
 	int ret, result = 0;
 
-	ret = ws_crit_enter(arena, &c);
+	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
 	ws_op_begin(&c, WS_OP_PLAIN, 0);
 	/* What our last wait left queued goes first: the record is reused. */
 	ret = ws_queue_unlink_all(&c, c.self);
-	for (uint32_t i = 0; ret >= 0 && i < plan->entries; i++)
+	for (uint32_t i = 0; ret >= 0 && i < plan->shape.entries; i++)
 		ret = ws_obj_lock_handle(&c, plan_handle(plan, i), entry_type(plan, i), &slots[i]);
 	if (ret >= 0) {
 		ret = 0;
-		/* An acquired mutex must find its owner id on a record, for its death. */
-		ws_self_owner(arena, c.self, plan->wait->owner);
-		result = acquire_locked(arena, plan, slots, all, index, &taken);
-		if (!taken && deadline_passed(plan))
+		result = acquire_locked(&c, plan, slots, index, &taken);
+		if (!taken && ws_deadline_passed(&plan->deadline))
 			result = -ETIMEDOUT;
 		else if (!taken)
-			ret = enqueue(&c, plan, slots, all);
+			ret = enqueue(&c, plan, slots);
 		queued = !taken && result == 0 && ret == 0;
+		if (queued)
+			watch_ahead(&c, plan, slots, &w);
 	}
 	if (ret < 0)
 		c.error = ret;
-	else
-		ret = ws_commit(&c);
+	ret = ws_commit(&c);
+	if (ret)
+		ws_wait_clear(c.rec); /* undone: no wait armed */
 	ws_op_end(&c);
 	ws_crit_leave(&c);
 	if (ret)
 		return ret;
 	if (!queued)
 		return result;
-	return block(arena, plan, all, c.rec, index);
+	return block(arena, plan, c.rec, c.self, &w, index);
 }
 
 int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
@@ -458,7 +544,7 @@ int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	bool done, retry = true;
 	int ret;
 
-	ret = plan_wait(arena, wait, index, &plan);
+	ret = plan_wait(arena, wait, index, false, &plan);
 	if (ret)
 		return ret;
 	for (int i = 0; retry && i < WS_FAST_TRIES; i++) {
@@ -466,7 +552,7 @@ int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 		if (done || ret)
 			return ret;
 	}
-	return wait_locked(arena, &plan, false, index);
+	return wait_locked(arena, &plan, index);
 }
 
 int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
@@ -474,14 +560,14 @@ int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	struct wait_plan plan;
 	int ret;
 
-	ret = plan_wait(arena, wait, index, &plan);
+	ret = plan_wait(arena, wait, index, true, &plan);
 	if (ret)
 		return ret;
 	ret = check_distinct(arena, &plan);
 	if (ret)
 		return ret;
 	/* Handles first, as wait_any checks them: an invalid one fails before any wait. */
-	for (uint32_t i = 0; i < plan.entries; i++) {
+	for (uint32_t i = 0; i < plan.shape.entries; i++) {
 		uint32_t slot;
 		uint64_t head;
 
@@ -489,5 +575,5 @@ int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 		if (ret)
 			return ret;
 	}
-	return wait_locked(arena, &plan, true, index);
+	return wait_locked(arena, &plan, index);
 }

@@ -59,6 +59,7 @@ struct report {
 	_Atomic int returned; /* the operation returned */
 	int rc;
 	int fault_signal;     /* SIGUSR2: the handler records the site, then SIGKILL */
+	_Atomic int tid;      /* the victim's thread: its record holds the log it dies with */
 };
 
 static struct report *rep;
@@ -344,6 +345,17 @@ static int record_of(ws_arena *a, pid_t tid)
 	for (uint32_t r = 0; r < n && r < a->records_count; r++)
 		if (a->records[r].tid == (uint32_t)tid &&
 		    (atomic_load(&a->records[r].alive) & WS_FUTEX_TID_MASK) == (uint32_t)tid)
+			return (int)r;
+	return -1;
+}
+
+/* The record a thread that may have died last held (its tid stays until reuse). */
+static int record_of_dead(ws_arena *a, pid_t tid)
+{
+	uint32_t n = a->header->fresh_records;
+
+	for (uint32_t r = 0; r < n && r < a->records_count; r++)
+		if (a->records[r].tid == (uint32_t)tid)
 			return (int)r;
 	return -1;
 }
@@ -855,6 +867,7 @@ static int victim_main(void *arg)
 	ws_arena *a = NULL;
 
 	CHILD_CHECK(ws_arena_open(t->name, &a) == 0, 10);
+	atomic_store(&rep->tid, (int)gettid());
 	victim_setup();
 	victim_end(t->sc->victim(a, t->h, t->k));
 }
@@ -931,8 +944,10 @@ static void run_trial(const struct scenario *sc, long k, long t1_ms, struct tria
 		BROKEN(t, "the operation returned %d (%s)", rep->rc, errname(rep->rc));
 
 	/* What the dead thread left (read only; racy reads only label a failure). */
-	if (!under_tsan()) {
-		struct ws_log *log = t->a->log;
+	int victim_record = record_of_dead(t->a, atomic_load(&rep->tid));
+
+	if (!under_tsan() && victim_record >= 0) {
+		struct ws_log *log = &t->a->records[victim_record].log;
 		bool committed = atomic_load(&log->state) == WS_LOG_COMMITTED;
 
 		for (int i = 0; i < t->nw; i++)

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +15,6 @@
 
 #define SHM_DIR    "/dev/shm"
 #define SHM_PREFIX SHM_DIR "/winsync-"
-/* glibc's robust mutexes put the list link 32 bytes after the lock word. */
-#define ROBUST_FUTEX_OFFSET (-32)
 
 int ws_os_init(void)
 {
@@ -162,26 +159,26 @@ struct ws_thread *ws_os_thread_peek(void)
 /* A head for threads that have none (glibc always registers one). */
 static _Thread_local struct {
 	void *prev; /* glibc keeps a prev link in front of its head: entries may write it */
-	struct robust_list_head head;
+	struct ws_robust_head head;
 } own_head;
 
 void *ws_os_robust_head(void)
 {
-	struct robust_list_head *head = NULL;
+	struct ws_robust_head *head = NULL;
 	size_t len = 0;
 
 	if (syscall(SYS_get_robust_list, 0, &head, &len) < 0)
 		return NULL;
 	if (!head) {
-		own_head.head.list.next = &own_head.head.list;
-		own_head.head.futex_offset = ROBUST_FUTEX_OFFSET;
+		own_head.head.next = &own_head.head;
+		own_head.head.futex_offset = -WS_ROBUST_FUTEX_OFFSET;
 		own_head.head.list_op_pending = NULL;
 		if (syscall(SYS_set_robust_list, &own_head.head, sizeof(own_head.head)) < 0)
 			return NULL;
 		head = &own_head.head;
 		len = sizeof(*head);
 	}
-	if (len != sizeof(*head) || head->futex_offset != ROBUST_FUTEX_OFFSET)
+	if (len != sizeof(*head) || head->futex_offset != -WS_ROBUST_FUTEX_OFFSET)
 		return NULL;
 	return head;
 }

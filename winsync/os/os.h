@@ -13,8 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define WS_CLOCK_REALTIME  0
-#define WS_CLOCK_MONOTONIC 1
+#include "abi.h"
 
 /*
  * Checked once before the first raw system call: 0 if this host serves
@@ -56,22 +55,9 @@ void *ws_os_robust_head(void);
  */
 int ws_os_peek(const void *addr, void *out, size_t n);
 
+/* Now on WS_CLOCK_REALTIME or WS_CLOCK_MONOTONIC (clock.c reads the clocks through it). */
 int ws_os_clock_now(int clock, struct timespec *now);
 const char *ws_os_getenv(const char *name);
-
-/* CLOCK_MONOTONIC `ns` nanoseconds from now (ns below a few seconds). */
-static inline struct timespec ws_os_monotonic_after(long ns)
-{
-	struct timespec t;
-
-	ws_os_clock_now(WS_CLOCK_MONOTONIC, &t);
-	t.tv_nsec += ns;
-	while (t.tv_nsec >= 1000000000L) {
-		t.tv_nsec -= 1000000000L;
-		t.tv_sec++;
-	}
-	return t;
-}
 
 /* What winsync keeps per thread (os layers allocate it on first use). */
 #define WS_THREAD_CACHE 4

@@ -24,11 +24,8 @@
 #include <string.h>
 #include <windows.h>
 
-#include "arch/x86_64/syscall.h"
+#include "abi.h"
 #include "os/wine-tls.h"
-
-/* glibc's robust mutexes put the list link 32 bytes after the lock word. */
-#define ROBUST_FUTEX_OFFSET (-32)
 
 enum host { HOST_UNKNOWN, HOST_WINE_LINUX, HOST_OTHER };
 
@@ -142,11 +139,7 @@ uint32_t ws_os_process_id(void)
 struct thread_block {
 	struct ws_thread state;
 	void *head_prev; /* glibc keeps a back link in front of its head: entries may write it */
-	struct {
-		void *next;
-		long long futex_offset;
-		void *list_op_pending;
-	} head;
+	struct ws_robust_head head;
 };
 
 struct ws_thread *ws_os_thread(void)
@@ -170,11 +163,7 @@ struct ws_thread *ws_os_thread_peek(void)
 void *ws_os_robust_head(void)
 {
 	struct thread_block *b = (struct thread_block *)ws_os_thread();
-	struct {
-		void *next;
-		long long futex_offset;
-		void *list_op_pending;
-	} *head = NULL;
+	struct ws_robust_head *head = NULL;
 	long long len = 0;
 
 	if (!b)
@@ -185,14 +174,14 @@ void *ws_os_robust_head(void)
 	if (!head) {
 		/* Wine's threads are pthreads, which have one: this is for the exception. */
 		b->head.next = &b->head;
-		b->head.futex_offset = ROBUST_FUTEX_OFFSET;
+		b->head.futex_offset = -WS_ROBUST_FUTEX_OFFSET;
 		if (ws_syscall2(WS_NR_set_robust_list, (long long)(uintptr_t)&b->head,
 				sizeof(b->head)) < 0)
 			return NULL;
 		head = (void *)&b->head;
 		len = sizeof(b->head);
 	}
-	if (len != sizeof(*head) || head->futex_offset != ROBUST_FUTEX_OFFSET)
+	if (len != sizeof(*head) || head->futex_offset != -WS_ROBUST_FUTEX_OFFSET)
 		return NULL;
 	return head;
 }

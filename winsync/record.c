@@ -13,9 +13,10 @@
  * it: a thread killed at any point of its registration is still marked
  * dead by the kernel.
  */
-#include "thread.h"
+#include "record.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "fault.h"
@@ -39,7 +40,7 @@ static void registry_unlock(ws_arena *arena)
 	atomic_store_explicit(&arena->registry_lock, 0, memory_order_release);
 }
 
-struct robust_head *ws_robust_head(void)
+struct ws_robust_head *ws_robust_head(void)
 {
 	struct ws_thread *t = ws_os_thread();
 	uint32_t tid = ws_os_thread_id();
@@ -60,7 +61,7 @@ static void *entry_of(struct ws_record *rec)
 }
 
 /* Publishes `rec` at the front of the list, as glibc adds its mutexes. */
-static void robust_link(struct robust_head *head, struct ws_record *rec)
+static void robust_link(struct ws_robust_head *head, struct ws_record *rec)
 {
 	uintptr_t first = (uintptr_t)head->next;
 
@@ -110,7 +111,7 @@ static bool take_fresh(ws_arena *arena, uint32_t *record)
  * Takes `rec` for the calling thread if its `alive` still reads `expected`
  * (0: free; a dead value: adoption), and links it.
  */
-static bool take(struct robust_head *head, struct ws_record *rec, uint32_t expected, uint32_t tid)
+static bool take(struct ws_robust_head *head, struct ws_record *rec, uint32_t expected, uint32_t tid)
 {
 	void *saved = head->list_op_pending;
 	bool taken;
@@ -135,9 +136,11 @@ static bool take(struct robust_head *head, struct ws_record *rec, uint32_t expec
 
 /*
  * Claims a free record, or else adopts a dead one that nobody has reclaimed
- * yet (its duties, see reap.c, are then the caller's: *adopted).
+ * yet (its duties, see reap.c, are then the caller's: *adopted).  A record
+ * being reaped is neither: its generation may be changing.  A new record
+ * names no owner id until its thread acquires a mutex (reap.c).
  */
-static int claim(ws_arena *arena, struct robust_head *head, uint32_t tid, uint32_t *out,
+static int claim(ws_arena *arena, struct ws_robust_head *head, uint32_t tid, uint32_t *out,
 		 bool *adopted)
 {
 	static _Atomic uint32_t hint;
@@ -146,7 +149,7 @@ static int claim(ws_arena *arena, struct robust_head *head, uint32_t tid, uint32
 
 	*adopted = false;
 	if (take_fresh(arena, &fresh) && take(head, &arena->records[fresh], 0, tid)) {
-		atomic_store_explicit(&arena->records[fresh].owner, tid, memory_order_relaxed);
+		atomic_store_explicit(&arena->records[fresh].owner, 0, memory_order_relaxed);
 		*out = fresh;
 		return 0;
 	}
@@ -156,18 +159,44 @@ static int claim(ws_arena *arena, struct robust_head *head, uint32_t tid, uint32
 			struct ws_record *rec = &arena->records[r];
 			uint32_t alive = atomic_load_explicit(&rec->alive, memory_order_relaxed);
 
-			if (pass == 0 ? alive != 0 : ws_liveness_of(alive) != WS_DEAD)
+			if (pass == 0 ? alive != 0
+				      : ws_liveness_of(alive) != WS_DEAD || alive == WS_RECORD_REAPING)
 				continue;
 			if (!take(head, rec, alive, tid))
 				continue;
 			if (pass == 0)
-				atomic_store_explicit(&rec->owner, tid, memory_order_relaxed);
+				atomic_store_explicit(&rec->owner, 0, memory_order_relaxed);
 			*adopted = pass == 1;
 			*out = r;
 			return 0;
 		}
 	}
 	return -EUSERS;
+}
+
+bool ws_record_reap_begin(ws_arena *arena, uint32_t record)
+{
+	struct ws_record *rec = &arena->records[record];
+	uint32_t alive = atomic_load_explicit(&rec->alive, memory_order_acquire);
+
+	if (alive == WS_RECORD_REAPING)
+		return true; /* a reaper died here: its recovery goes on with it */
+	return ws_liveness_of(alive) == WS_DEAD &&
+	       atomic_compare_exchange_strong_explicit(&rec->alive, &alive, WS_RECORD_REAPING,
+						       memory_order_acq_rel, memory_order_relaxed);
+}
+
+void ws_record_reap_end(ws_arena *arena, uint32_t record)
+{
+	struct ws_record *rec = &arena->records[record];
+
+	/* A new generation first: lock words naming the dead thread stay dead. */
+	atomic_store_explicit(&rec->generation, ws_get(&rec->generation) + 1,
+			      memory_order_relaxed);
+	WS_FAULT();
+	atomic_store_explicit(&rec->alive, 0, memory_order_release);
+	/* Whoever watched the dead thread (mutex waiters, lock sleepers) looks again. */
+	ws_futex_wake(&rec->alive, INT_MAX, true);
 }
 
 static int remember(ws_arena *arena, uint32_t pid, uint32_t tid, uint32_t record)
@@ -261,7 +290,7 @@ int ws_self(ws_arena *arena, uint32_t *record, bool *adopted)
 {
 	struct ws_thread *t = ws_os_thread();
 	uint32_t tid = ws_os_thread_id();
-	struct robust_head *head;
+	struct ws_robust_head *head;
 	int ret;
 
 	*adopted = false;
@@ -288,17 +317,16 @@ int ws_self(ws_arena *arena, uint32_t *record, bool *adopted)
 }
 
 /* Marks our own record dead, as the kernel would, and wakes whoever watches it. */
-static void mark_left(ws_arena *arena, struct ws_record *rec)
+static void mark_left(struct ws_record *rec)
 {
 	uint32_t old = atomic_exchange_explicit(&rec->alive, WS_FUTEX_OWNER_DIED,
 						memory_order_acq_rel);
 
 	if (old & WS_FUTEX_WAITERS)
-		ws_futex_wake(&rec->alive, 1, true);
-	(void)arena;
+		ws_futex_wake(&rec->alive, INT_MAX, true);
 }
 
-bool ws_threads_leave(ws_arena *arena)
+bool ws_records_leave(ws_arena *arena)
 {
 	uint32_t pid = ws_os_process_id(), tid = ws_os_thread_id();
 	struct ws_thread *t = ws_os_thread();
@@ -317,7 +345,7 @@ bool ws_threads_leave(ws_arena *arena)
 			unmap = false; /* still running, its list still leads here */
 			continue;
 		}
-		struct robust_head *head = ws_robust_head();
+		struct ws_robust_head *head = ws_robust_head();
 
 		if (!head) {
 			unmap = false;
@@ -328,7 +356,7 @@ bool ws_threads_leave(ws_arena *arena)
 		head->list_op_pending = entry_of(rec);
 		atomic_signal_fence(memory_order_seq_cst);
 		if (robust_unlink(rec))
-			mark_left(arena, rec);
+			mark_left(rec);
 		else
 			unmap = false;
 		head->list_op_pending = saved;

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The calls on one object (set, reset, pulse, release, unlock, kill, read),
+ * written once for the three types: an uncontended path of one
+ * compare-exchange of the head, and a locked path for everything else.
+ *
+ * The uncontended path reads the head and then `aux` (maximum, manual
+ * flag, recursion), asks the type whether it can act from them, and
+ * commits with a compare-exchange of the head, which fails if the object
+ * changed meanwhile.  An error found on the way is returned only if the
+ * head still holds what was read (else it was a torn read: try again), so
+ * an answer is always about one real state of the object.
+ *
+ * The locked path runs the call's change in a transaction on the locked
+ * object; a change that may make the object signaled then hands it to its
+ * waiters (queue.h).
+ */
+#ifndef WINSYNC_CALL_H
+#define WINSYNC_CALL_H
+
+#include "txn.h"
+
+/* Retries of an uncontended compare-exchange before taking the locked path. */
+#define WS_FAST_TRIES 8
+
+enum ws_after {
+	WS_AFTER_NOTHING,   /* a read or a reset: nobody to hand anything to */
+	WS_AFTER_SETTLE,    /* the object may be signaled: hand it out */
+	WS_AFTER_PULSE,     /* release the waiters already queued, then unsignaled */
+};
+
+/* The uncontended path's verdict, besides 0 (write *next) and -errno. */
+#define WS_FAST_LOCKED 1
+
+struct ws_object_call {
+	enum ws_type type;
+	enum ws_after after;
+	uint32_t busy;      /* head flags, besides LOCKED, that need the locked path */
+	/* From the head and aux: 0 with *next to write, WS_FAST_LOCKED, or -errno. */
+	int (*fast)(uint64_t head, uint32_t aux, uint64_t *next, void *ctx);
+	/* The same change on the locked object: 0 or -errno, nothing changed. */
+	int (*locked)(struct ws_object *obj, void *ctx);
+};
+
+int ws_object_call(ws_arena *arena, ws_handle handle, const struct ws_object_call *call, void *ctx);
+
+/*
+ * A consistent head and aux of a live object of `type`: two looks at the
+ * head around the read of aux, or the locked path while it is being edited.
+ */
+int ws_object_read(ws_arena *arena, ws_handle handle, enum ws_type type, uint64_t *head,
+		   uint32_t *aux);
+
+#endif

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "crit.h"
+
+#include <errno.h>
+
+#include "fault.h"
+#include "futex.h"
+#include "lock.h"
+#include "os/os.h"
+#include "reap.h"
+#include "record.h"
+#include "recover.h"
+#include "stats.h"
+
+static void (*_Atomic suspend_hook)(void);
+
+/* Leaves the section's bookkeeping; runs a suspension deferred meanwhile. */
+static void leave_unlocked(void)
+{
+	struct ws_thread *t = ws_os_thread_peek();
+	void (*hook)(void);
+
+	atomic_signal_fence(memory_order_seq_cst);
+	if (--t->critical == 0 && t->deferred) {
+		t->deferred = 0;
+		hook = atomic_load_explicit(&suspend_hook, memory_order_acquire);
+		if (hook)
+			hook();
+	}
+}
+
+static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_crit *c)
+{
+	struct ws_thread *t = ws_os_thread();
+	uint32_t taken_from;
+	bool adopted;
+	int ret;
+
+	ret = ws_self(arena, &c->self, &adopted);
+	if (ret)
+		return ret;
+	c->arena = arena;
+	c->lock = lock;
+	c->rec = &arena->records[c->self];
+	c->log = &c->rec->log;
+	c->ref = ws_record_ref(arena, c->self);
+	c->robust_head = ws_robust_head();
+	c->deferred_wake = NULL;
+	c->guarding = false;
+	c->rearm_count = 0;
+	c->error = 0;
+	/* In a critical section from the first attempt: a suspension waits for the way out. */
+	t->critical++;
+	atomic_signal_fence(memory_order_seq_cst);
+	ret = ws_lock_take(arena, lock, c->self, c->ref, block, &taken_from);
+	if (ret) {
+		leave_unlocked();
+		return ret;
+	}
+	ws_stat_add(WS_STAT_LOCKED_CALLS);
+	WS_FAULT();
+	if (taken_from && ws_ref_index(arena, taken_from) != UINT32_MAX)
+		ws_recover(c, ws_ref_index(arena, taken_from));
+	/* Our own log left busy: the dead thread whose record we adopted. */
+	if (atomic_load_explicit(&c->log->state, memory_order_acquire) != WS_LOG_IDLE)
+		ws_recover(c, c->self);
+	if (adopted)
+		ws_reap_adopted(c);
+	return 0;
+}
+
+int ws_crit_enter(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c)
+{
+	return enter(arena, lock, !(arena->flags & WS_ARENA_NONBLOCK), c);
+}
+
+int ws_crit_try(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c)
+{
+	return enter(arena, lock, false, c);
+}
+
+void ws_crit_leave(struct ws_crit *c)
+{
+	ws_lock_release(c->arena, c->lock, c->self);
+	ws_guard_release(c);
+	/* Waiters of mutexes that changed owner: they watch the new owner from now on. */
+	for (uint32_t i = 0; i < c->rearm_count; i++)
+		ws_futex_wake(&c->arena->records[c->rearm[i]].wake, 1, true);
+	leave_unlocked();
+}
+
+bool ws_defer_suspend(void)
+{
+	struct ws_thread *t = ws_os_thread_peek();
+
+	if (!t || !t->critical)
+		return false;
+	t->deferred = 1;
+	return true;
+}
+
+void ws_set_suspend_hook(void (*hook)(void))
+{
+	atomic_store_explicit(&suspend_hook, hook, memory_order_release);
+}
+
+bool ws_in_critical_section(void)
+{
+	struct ws_thread *t = ws_os_thread_peek();
+
+	return t && t->critical;
+}
