@@ -92,6 +92,13 @@ static int wait_waitv(const struct ws_futex_word *words, unsigned int count,
 	return ret < 0 ? (int)ret : 0;
 }
 
+/*
+ * FUTEX_WAIT_MULTIPLE's timeout is relative: a realtime deadline is slept
+ * toward at most this long at a time, so that a change of the wall clock is
+ * followed within it (futex_waitv follows it at once).
+ */
+#define MULTIPLE_REALTIME_SLICE_NS WS_NSEC_PER_SEC
+
 static int wait_multiple(const struct ws_futex_word *words, unsigned int count,
 			 const struct ws_deadline *until)
 {
@@ -105,6 +112,10 @@ static int wait_multiple(const struct ws_futex_word *words, unsigned int count,
 		ret = ws_deadline_left(until, &left);
 		if (ret)
 			return (int)ret;
+		if (until->clock == WS_CLOCK_REALTIME && left.tv_sec >= 1) {
+			left.tv_sec = MULTIPLE_REALTIME_SLICE_NS / WS_NSEC_PER_SEC;
+			left.tv_nsec = 0;
+		}
 		timeout.tv_sec = left.tv_sec;
 		timeout.tv_nsec = left.tv_nsec;
 	}

@@ -29,7 +29,8 @@ const char *ws_futex_backend_name(void);
  * (NULL: no end).  Returns 0 (woken), -EAGAIN (a word had changed), -EINTR
  * or -ETIMEDOUT.  futex_waitv sleeps to `until` on its own clock;
  * FUTEX_WAIT_MULTIPLE takes a relative timeout, so on that backend a
- * realtime `until` is reached by the time left when the sleep starts.
+ * realtime `until` is slept toward a second at a time (-ETIMEDOUT early:
+ * callers look at their deadline again).
  */
 int ws_futex_wait(const struct ws_futex_word *words, unsigned int count,
 		  const struct ws_deadline *until);

@@ -471,7 +471,8 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 			return ws_wait_result(state, &plan->shape, index);
 		}
 		/* The backstop: a dead-man wake that corruption lost, a death nobody saw. */
-		if (ret == -ETIMEDOUT && !ws_deadline_passed(&plan->deadline))
+		if (ret == -ETIMEDOUT && ws_deadline_passed(&until) &&
+		    !ws_deadline_passed(&plan->deadline))
 			sweep(arena, true);
 		/* A dead-man wake with nothing handed yet: its giver's work is ours. */
 		else if (ret == 0)
