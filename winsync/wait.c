@@ -343,22 +343,31 @@ static void sweep(ws_arena *arena, bool records)
 	ws_crit_leave(&c);
 }
 
-/* The owners of the mutexes this wait wants that are held by somebody else. */
-static uint32_t foreign_owners(ws_arena *arena, const struct ws_record *rec, uint32_t owner,
+/* Whom a blocked wait watches for deaths, besides its own wake word (queue.h). */
+struct watch {
+	unsigned int count;
+	struct ws_futex_word words[WS_FUTEX_WAITV_MAX];
+	uint32_t ahead_count;              /* waiters queued ahead on our mutexes, at arm time */
+	uint32_t ahead[WS_FUTEX_WAITV_MAX - 1];
+	uint32_t mutex_count;              /* our mutexes: slot and generation, at arm time */
+	uint32_t mutex_slot[WS_MAX_WAIT_OBJECTS];
+	uint32_t mutex_gen[WS_MAX_WAIT_OBJECTS];
+	bool dead;                         /* one of them is dead already: reap */
+};
+/* The owners of the mutexes this wait wants (noted at arm time) held by somebody else. */
+static uint32_t foreign_owners(ws_arena *arena, const struct watch *w, uint32_t owner,
 			       uint32_t *owners)
 {
-	uint32_t n = 0, count = rec->count < WS_MAX_WAIT_OBJECTS ? rec->count : WS_MAX_WAIT_OBJECTS;
+	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < count; i++) {
-		const struct ws_entry *e = &rec->entries[i];
-		uint64_t head;
-		uint32_t holder, j;
+	for (uint32_t i = 0; i < w->mutex_count; i++) {
+		uint64_t head = atomic_load_explicit(&arena->objects[w->mutex_slot[i]].head,
+						     memory_order_relaxed);
+		uint32_t holder = ws_head_value(head), j;
 
-		if (!ws_entry_queued(arena, e))
-			continue;
-		head = atomic_load_explicit(&arena->objects[e->object].head, memory_order_relaxed);
-		holder = ws_head_value(head);
-		if (ws_head_type(head) != WS_TYPE_MUTEX || holder == 0 || holder == owner)
+		/* Closed since (its generation moved on): nothing to own. */
+		if (ws_head_gen(head) != w->mutex_gen[i] || ws_head_type(head) != WS_TYPE_MUTEX ||
+		    holder == 0 || holder == owner)
 			continue;
 		for (j = 0; j < n && owners[j] != holder; j++)
 			;
@@ -368,14 +377,6 @@ static uint32_t foreign_owners(ws_arena *arena, const struct ws_record *rec, uin
 	return n;
 }
 
-/* Whom a blocked wait watches for deaths, besides its own wake word (queue.h). */
-struct watch {
-	unsigned int count;
-	struct ws_futex_word words[WS_FUTEX_WAITV_MAX];
-	uint32_t ahead_count;              /* waiters queued ahead on our mutexes, at arm time */
-	uint32_t ahead[WS_FUTEX_WAITV_MAX - 1];
-	bool dead;                         /* one of them is dead already: reap */
-};
 
 /* Adds record r's `alive` word (FUTEX_WAITERS set, so that its death wakes a sleeper). */
 static void watch_record(struct watch *w, ws_arena *arena, uint32_t r)
@@ -413,7 +414,7 @@ static void watch_record(struct watch *w, ws_arena *arena, uint32_t r)
 static void watch_words(ws_arena *arena, struct ws_record *rec, uint32_t self, struct watch *w)
 {
 	uint32_t owners[WS_MAX_WAIT_OBJECTS];
-	uint32_t n = foreign_owners(arena, rec, rec->wait_owner, owners), used;
+	uint32_t n = foreign_owners(arena, w, rec->wait_owner, owners), used;
 
 	/* Shared: the kernel's dead-man wake of a hand-off is a shared wake. */
 	w->words[0] = (struct ws_futex_word){ &rec->wake, 0, true };
@@ -487,11 +488,16 @@ static void watch_ahead(struct ws_crit *c, const struct wait_plan *plan, const u
 	uint32_t max = sizeof(w->ahead) / sizeof(w->ahead[0]);
 
 	w->ahead_count = 0;
-	for (uint32_t i = 0; i < plan->wait->count && w->ahead_count < max; i++) {
+	w->mutex_count = 0;
+	for (uint32_t i = 0; i < plan->wait->count; i++) {
 		uint64_t head = atomic_load_explicit(&c->arena->objects[slots[i]].head,
 						     memory_order_relaxed);
 
-		if (ws_head_type(head) == WS_TYPE_MUTEX)
+		if (ws_head_type(head) != WS_TYPE_MUTEX)
+			continue;
+		w->mutex_slot[w->mutex_count] = slots[i];
+		w->mutex_gen[w->mutex_count++] = ws_head_gen(head);
+		if (w->ahead_count < max)
 			w->ahead_count += ws_queue_ahead(c, slots[i], c->self,
 							 w->ahead + w->ahead_count,
 							 max - w->ahead_count);

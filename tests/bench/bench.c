@@ -14,7 +14,10 @@
  *   (4) the herd: 32 threads blocked on one semaphore, then 32 single
  *       releases, through winsync (one wake-up per hand-off) and through a
  *       futex semaphore that wakes every sleeper on each release (the
- *       broadcast design); the wake-ups are counted (sleeps that ended).
+ *       broadcast design); the wake-ups are counted (sleeps that ended);
+ *   (5) parked threads (idle.c): 100 threads per row blocked 10 s on
+ *       objects nobody touches, their wake-ups per second, against a raw
+ *       FUTEX_WAIT (0).
  *
  * Every row is run `runs` times (7 by default, interleaved with the other
  * rows of its group so that machine noise hits them alike) after one
@@ -27,6 +30,7 @@
  * status non-zero.  Nothing about the timings is ever asserted.
  *
  *   winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only 1,2,3]
+ *                 [--idle-seconds S]
  *
  * WINSYNC_BENCH_SCALE=F in the environment multiplies every iteration count
  * by F as well (e.g. 0.05 under QEMU TCG); --scale overrides it.
@@ -40,6 +44,7 @@
 #define _GNU_SOURCE
 #endif
 #include "bench_util.h"
+#include "idle.h"
 
 #include <winsync.h>
 
@@ -79,7 +84,12 @@ static struct {
 	bool quick;
 	bool pin;
 	unsigned only;           /* bit i: run group i + 1; 0: all */
-} opt = { .runs = DEFAULT_RUNS, .scale = 1.0 };
+	double idle_seconds;     /* (5): how long the threads stay parked */
+} opt = { .runs = DEFAULT_RUNS, .scale = 1.0, .idle_seconds = 10.0 };
+
+#define IDLE_THREADS       100
+#define IDLE_QUICK_THREADS 20
+#define IDLE_QUICK_SECONDS 1.0
 
 static struct {
 	ws_arena *arena;
@@ -847,12 +857,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only LIST]\n"
+		"                     [--idle-seconds S]\n"
 		"  --quick     smoke run: iterations / %.0f, %d runs (checks results, as always)\n"
 		"  --runs N    runs per row, median reported (default %d, at most %d)\n"
 		"  --scale F   multiply iteration counts by F (default: $WINSYNC_BENCH_SCALE or 1)\n"
 		"  --pin       pin the ping-pong threads to two different CPUs (default: no pinning)\n"
 		"  --only LIST run only these groups, e.g. 1,3 (1 uncontended, 2 ping-pong,\n"
-		"              3 wait_any 64 vs 1, 4 the herd)\n"
+		"              3 wait_any 64 vs 1, 4 the herd, 5 parked threads)\n"
+		"  --idle-seconds S  how long (5) keeps its threads parked (default 10; --quick 1)\n"
 		"environment: WINSYNC_BENCH_SCALE=F, WINSYNC_BACKEND=waitv|multiple\n",
 		QUICK_DIVISOR, QUICK_RUNS, DEFAULT_RUNS, MAX_RUNS);
 }
@@ -896,7 +908,7 @@ static int go_multithreaded(void)
 int main(int argc, char **argv)
 {
 	const char *env = getenv("WINSYNC_BENCH_SCALE");
-	bool runs_given = false;
+	bool runs_given = false, idle_given = false;
 	struct bench_machine m;
 	int rc;
 
@@ -923,13 +935,19 @@ int main(int argc, char **argv)
 			runs_given = true;
 		} else if (!strcmp(a, "--only") && i + 1 < argc) {
 			for (const char *c = argv[++i]; *c; c++) {
-				if (*c >= '1' && *c <= '4')
+				if (*c >= '1' && *c <= '5')
 					opt.only |= 1u << (*c - '1');
 				else if (*c != ',') {
 					fprintf(stderr, "winsync-bench: --only wants group numbers, e.g. 1,3\n");
 					return 2;
 				}
 			}
+		} else if (!strcmp(a, "--idle-seconds") && i + 1 < argc) {
+			if (!parse_scale(argv[++i], &opt.idle_seconds)) {
+				fprintf(stderr, "winsync-bench: --idle-seconds wants a number > 0\n");
+				return 2;
+			}
+			idle_given = true;
 		} else if (!strcmp(a, "--scale") && i + 1 < argc) {
 			if (!parse_scale(argv[++i], &opt.scale)) {
 				fprintf(stderr, "winsync-bench: --scale wants a number > 0\n");
@@ -945,6 +963,8 @@ int main(int argc, char **argv)
 	}
 	if (opt.quick && !runs_given)
 		opt.runs = QUICK_RUNS;
+	if (opt.quick && !idle_given)
+		opt.idle_seconds = IDLE_QUICK_SECONDS;
 
 	signal(SIGALRM, watchdog);
 	rc = go_multithreaded();
@@ -1006,6 +1026,14 @@ int main(int argc, char **argv)
 	print_rule();
 	printf("  ns/op: median (min, max) over the runs.  ws/ref: the group's first (winsync) row's\n"
 	       "  median ns/op divided by this row's; above 1 means winsync takes longer.\n");
+	if (!opt.only || (opt.only & (1u << 4))) {
+		bool missed;
+
+		printf("\n");
+		failures += bench_idle(g.arena, opt.idle_seconds,
+				       opt.quick ? IDLE_QUICK_THREADS : IDLE_THREADS, &missed);
+		fflush(stdout);
+	}
 
 	teardown();
 	if (failures) {
