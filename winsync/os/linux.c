@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The OS layer on Linux, through libc. */
 #include "os/os.h"
+#include "os/guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,12 +58,19 @@ int ws_os_map_create(const char *name, size_t size, void **base,
 		close(fd);
 		return ret;
 	}
+	ret = ws_guard_mapping(p, size);
+	if (ret) {
+		munmap(p, size);
+		close(fd);
+		return ret;
+	}
 	init(p, ctx);
 	/* linkat never replaces: an existing name is -EEXIST. */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	ret = linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 	close(fd);
 	if (ret) {
+		ws_unguard_mapping(p);
 		munmap(p, size);
 		return ret;
 	}
@@ -79,8 +87,9 @@ int ws_os_map_open(const char *name, void **base, size_t *size)
 
 	snprintf(path, sizeof(path), SHM_PREFIX "%s", name);
 	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	/* A symlink, a directory, a socket: not a regular file of ours either. */
 	if (fd < 0)
-		return -errno;
+		return errno == ELOOP || errno == EISDIR || errno == ENXIO ? -EACCES : -errno;
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		close(fd);
@@ -99,6 +108,11 @@ int ws_os_map_open(const char *name, void **base, size_t *size)
 	close(fd);
 	if (ret)
 		return ret;
+	ret = ws_guard_mapping(p, (size_t)st.st_size);
+	if (ret) {
+		munmap(p, (size_t)st.st_size);
+		return ret;
+	}
 	*base = p;
 	*size = (size_t)st.st_size;
 	return 0;
@@ -106,6 +120,7 @@ int ws_os_map_open(const char *name, void **base, size_t *size)
 
 void ws_os_unmap(void *base, size_t size)
 {
+	ws_unguard_mapping(base);
 	munmap(base, size);
 }
 
