@@ -471,9 +471,9 @@ START_TEST(stopped_holder_nonblocking_calls)
 	CK_OK(ws_arena_open(name, &nb));
 	CK_OK(ws_arena_set_flags(nb, WS_ARENA_NONBLOCK));
 	for (long k = 1; k <= 6; k++) {
-		struct waiter w, ws;
+		struct waiter w, ws, wt;
 		struct blocking_call b = { .a = a };
-		ws_handle e, s, free_ev, x;
+		ws_handle e, s, free_ev, x, quiet;
 		uint32_t live, idx, prev;
 		pid_t pid;
 		pthread_t t;
@@ -489,6 +489,12 @@ START_TEST(stopped_holder_nonblocking_calls)
 		waiter_init(&ws, a, 0x81, false, &s, 1);
 		waiter_start(&ws);
 		waiter_asleep(&ws);
+		/* A non-blocking waiter whose deadline passes while the holder is stopped. */
+		quiet = mk_event(a, false, false);
+		waiter_init(&wt, nb, 0x83, false, &quiet, 1);
+		wt.timeout_ms = 500;
+		waiter_start(&wt);
+		waiter_asleep(&wt);
 		pid = fork_child_fn(stopping_holder, (void *)(intptr_t)k);
 		ck_assert_msg(wait_stopped(pid, 60000), "point %ld: the holder never stopped", k);
 		ck_assert_int_ne(atomic_load(&a->header->lock), 0);
@@ -515,6 +521,14 @@ START_TEST(stopped_holder_nonblocking_calls)
 		/* A blocking caller waits for the stopped holder: never takes the lock from it. */
 		t = spawn(blocking_create, &b);
 		sleep_ms(300);
+		/* The non-blocking waiter timed out on time all the same (finding 6 of
+		 * reliability v3: it used to sleep on the stopped holder's section). */
+		ck_assert_msg(waiter_wait_done(&wt, 1000), "point %ld: a NONBLOCK wait slept on the "
+			      "stopped holder past its deadline", k);
+		CK_RC(waiter_join(&wt), -ETIMEDOUT);
+		ck_assert_msg(ts_diff_ms(wt.returned, wt.deadline) < 200,
+			      "point %ld: the NONBLOCK wait returned %ld ms after its deadline", k,
+			      ts_diff_ms(wt.returned, wt.deadline));
 		ck_assert_msg(!atomic_load(&b.done), "point %ld: took the lock from a stopped holder",
 			      k);
 		ck_assert_int_eq(atomic_load((_Atomic uint32_t *)&a->header->live), live);
@@ -544,6 +558,7 @@ START_TEST(stopped_holder_nonblocking_calls)
 		CK_OK(ws_close(a, b.made));
 		CK_OK(ws_close(a, e));
 		CK_OK(ws_close(a, s));
+		CK_OK(ws_close(a, quiet));
 	}
 	ck_assert_msg(saw_object_locked, "no point stopped the holder with the event locked");
 	ws_arena_close(nb);
