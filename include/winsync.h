@@ -16,7 +16,8 @@
  *   -EOWNERDEAD the mutex was abandoned (the call still succeeded)
  *   -ETIMEDOUT the deadline passed and nothing was acquired
  *   -EAGAIN    non-blocking arena (WS_ARENA_NONBLOCK): the call would have had
- *              to wait for another thread's critical section
+ *              to wait for another thread's critical section (a wait that has
+ *              blocked already never needs one to time out)
  *   -EUSERS    WS_MAX_THREADS threads of all processes use the arena already
  *   -ECANCELED the wait was dropped by ws_owner_died() for its owner
  *   -EUCLEAN   the arena's shared memory is inconsistent: a process that can
@@ -138,9 +139,9 @@ WS_API int ws_mutex_read(ws_arena *arena, ws_handle mutex, uint32_t *count, uint
  * Without the call, the death of a thread is found by the kernel (each
  * thread that enters an arena has a record on its robust futex list): the
  * mutexes held under the owner id that thread used last (to acquire a mutex,
- * or to create one owned) are abandoned when
- * no live thread uses that id any more, and a waiter blocked on such a mutex
- * gets it with -EOWNERDEAD within 100 ms of the death.
+ * or to create one owned; a wait that acquires nothing does not count) are
+ * abandoned when no live thread uses that id any more, and a waiter blocked
+ * on such a mutex gets it with -EOWNERDEAD within 100 ms of the death.
  */
 WS_API int ws_owner_died(ws_arena *arena, uint32_t owner);
 
@@ -154,7 +155,10 @@ WS_API int ws_event_reset(ws_arena *arena, ws_handle event, bool *was_signaled);
 WS_API int ws_event_pulse(ws_arena *arena, ws_handle event, bool *was_signaled);
 WS_API int ws_event_read(ws_arena *arena, ws_handle event, bool *signaled, bool *manual_reset);
 
-/* Destroys the object; threads already waiting on it go on waiting. */
+/*
+ * Destroys the object and frees its slot at once; threads already waiting
+ * on it go on waiting (for their other objects, their alert or deadline).
+ */
 WS_API int ws_close(ws_arena *arena, ws_handle object);
 
 struct ws_wait {
@@ -166,15 +170,20 @@ struct ws_wait {
 	const struct timespec *deadline; /* absolute; NULL waits forever; a past deadline only polls */
 };
 /*
- * The deadline bounds the wait for the objects.  Any call may also wait for
- * another thread's critical section (a few microseconds while that thread
- * runs, never past a thread that died: its work is taken over), unless the
- * arena is WS_ARENA_NONBLOCK.
+ * The deadline bounds the wait for the objects; a wait sleeps to it on its
+ * own clock, so a CLOCK_REALTIME deadline follows changes of the wall clock.
+ * A blocked wait is woken only by what it waits for, its deadline, or the
+ * death of a thread it depends on.  Any call may also wait for another
+ * thread's critical section (a few microseconds while that thread runs,
+ * never past a thread that died: its work is taken over), unless the arena
+ * is WS_ARENA_NONBLOCK.
  */
 
 /*
  * Acquires the lowest-index signaled object and sets *index to it, or to
- * `count` when the alert ended the wait.
+ * `count` when the alert ended the wait (an object signaled together with
+ * the alert wins).  The alert must be an event: -EINVAL otherwise, before
+ * anything is acquired.
  */
 WS_API int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index);
 
