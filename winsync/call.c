@@ -53,37 +53,9 @@ static int locked_call(ws_arena *arena, ws_handle handle, const struct ws_object
 	return ret;
 }
 
-int ws_object_call(ws_arena *arena, ws_handle handle, const struct ws_object_call *call, void *ctx)
+int ws_object_call_locked(ws_arena *arena, ws_handle handle, const struct ws_object_call *call,
+			  void *ctx)
 {
-	for (int i = 0; i < WS_FAST_TRIES; i++) {
-		struct ws_object *obj;
-		uint64_t head, next;
-		uint32_t slot;
-		int ret;
-
-		ret = ws_handle_lookup(arena, handle, call->type, &slot, &head);
-		if (ret)
-			return ret;
-		if (ws_head_tag(head) & (WS_HEAD_LOCKED | call->busy))
-			break;
-		obj = &arena->objects[slot];
-		ret = call->fast(head, ws_get(&obj->aux), &next, ctx);
-		if (ret == WS_FAST_LOCKED)
-			break;
-		if (ret < 0) {
-			if (atomic_load_explicit(&obj->head, memory_order_acquire) == head)
-				return ret;
-			continue; /* aux may have been another object's */
-		}
-		/* A release RMW even when nothing changes: what the caller wrote before
-		 * is ordered before any wait that sees the object signaled. */
-		if (atomic_compare_exchange_weak_explicit(&obj->head, &head, next,
-							  memory_order_release,
-							  memory_order_relaxed)) {
-			WS_FAULT();
-			return 0;
-		}
-	}
 	return locked_call(arena, handle, call, ctx);
 }
 

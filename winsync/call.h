@@ -18,6 +18,8 @@
 #ifndef WINSYNC_CALL_H
 #define WINSYNC_CALL_H
 
+#include "fault.h"
+#include "slot.h"
 #include "txn.h"
 
 /* Retries of an uncontended compare-exchange before taking the locked path. */
@@ -42,7 +44,49 @@ struct ws_object_call {
 	int (*locked)(struct ws_object *obj, void *ctx);
 };
 
-int ws_object_call(ws_arena *arena, ws_handle handle, const struct ws_object_call *call, void *ctx);
+/* The locked path of ws_object_call (call.c). */
+int ws_object_call_locked(ws_arena *arena, ws_handle handle, const struct ws_object_call *call,
+			  void *ctx);
+
+/*
+ * One call on one object.  Inline, so that each type's `fast` (a constant
+ * of a static const struct) compiles into its caller: the uncontended path
+ * is the head's load, the type's decision and one compare-exchange.
+ */
+static inline int ws_object_call(ws_arena *arena, ws_handle handle,
+				 const struct ws_object_call *call, void *ctx)
+{
+	for (int i = 0; i < WS_FAST_TRIES; i++) {
+		struct ws_object *obj;
+		uint64_t head, next;
+		uint32_t slot;
+		int ret;
+
+		ret = ws_handle_lookup(arena, handle, call->type, &slot, &head);
+		if (__builtin_expect(ret, 0))
+			return ret;
+		if (ws_head_tag(head) & (WS_HEAD_LOCKED | call->busy))
+			break;
+		obj = &arena->objects[slot];
+		ret = call->fast(head, ws_get(&obj->aux), &next, ctx);
+		if (ret == WS_FAST_LOCKED)
+			break;
+		if (__builtin_expect(ret < 0, 0)) {
+			if (atomic_load_explicit(&obj->head, memory_order_acquire) == head)
+				return ret;
+			continue; /* aux may have been another object's */
+		}
+		/* A release RMW even when nothing changes: what the caller wrote before
+		 * is ordered before any wait that sees the object signaled. */
+		if (atomic_compare_exchange_weak_explicit(&obj->head, &head, next,
+							  memory_order_release,
+							  memory_order_relaxed)) {
+			WS_FAULT();
+			return 0;
+		}
+	}
+	return ws_object_call_locked(arena, handle, call, ctx);
+}
 
 /*
  * A consistent head and aux of a live object of `type`: two looks at the

@@ -24,15 +24,9 @@ static bool none_take(struct ws_object *obj, uint32_t owner)
 }
 
 /* Semaphores and events: ready while the value is nonzero, for anybody. */
-static bool valued_head_ready(uint64_t head, uint32_t owner)
-{
-	(void)owner;
-	return ws_head_value(head) != 0;
-}
-
 static bool valued_ready(const struct ws_object *obj, uint32_t owner)
 {
-	return valued_head_ready(atomic_load_explicit(&obj->head, memory_order_relaxed), owner);
+	return ws_valued_head_ready(atomic_load_explicit(&obj->head, memory_order_relaxed), owner);
 }
 
 static bool sem_take(struct ws_object *obj, uint32_t owner)
@@ -54,13 +48,6 @@ static bool event_take(struct ws_object *obj, uint32_t owner)
 	return false;
 }
 
-static bool mutex_head_ready(uint64_t head, uint32_t owner)
-{
-	uint32_t value = ws_head_value(head);
-
-	return value == 0 || value == owner;
-}
-
 static bool mutex_ready(const struct ws_object *obj, uint32_t owner)
 {
 	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
@@ -68,7 +55,7 @@ static bool mutex_ready(const struct ws_object *obj, uint32_t owner)
 	/* The recursion count must not overflow. */
 	if (ws_head_value(head) == owner && ws_get(&obj->aux) >= UINT32_MAX - 1)
 		return false;
-	return mutex_head_ready(head, owner);
+	return ws_mutex_head_ready(head, owner);
 }
 
 static bool mutex_take(struct ws_object *obj, uint32_t owner)
@@ -87,7 +74,7 @@ static bool mutex_take(struct ws_object *obj, uint32_t owner)
 
 const struct ws_type_rules ws_type_rules[4] = {
 	[WS_TYPE_NONE] = { none_head_ready, none_ready, none_take },
-	[WS_TYPE_SEM] = { valued_head_ready, valued_ready, sem_take },
-	[WS_TYPE_MUTEX] = { mutex_head_ready, mutex_ready, mutex_take },
-	[WS_TYPE_EVENT] = { valued_head_ready, valued_ready, event_take },
+	[WS_TYPE_SEM] = { ws_valued_head_ready, valued_ready, sem_take },
+	[WS_TYPE_MUTEX] = { ws_mutex_head_ready, mutex_ready, mutex_take },
+	[WS_TYPE_EVENT] = { ws_valued_head_ready, valued_ready, event_take },
 };

@@ -31,14 +31,36 @@ struct ws_type_rules {
 
 extern const struct ws_type_rules ws_type_rules[4];
 
-static inline const struct ws_type_rules *ws_rules(uint64_t head)
+/* The head-only rules, inline for the uncontended scan; the table uses the same. */
+static inline bool ws_valued_head_ready(uint64_t head, uint32_t owner)
 {
-	return &ws_type_rules[ws_head_type(head)];
+	(void)owner;
+	return ws_head_value(head) != 0;
+}
+
+static inline bool ws_mutex_head_ready(uint64_t head, uint32_t owner)
+{
+	uint32_t value = ws_head_value(head);
+
+	return value == 0 || value == owner;
 }
 
 static inline bool ws_head_ready(uint64_t head, uint32_t owner)
 {
-	return ws_rules(head)->head_ready(head, owner);
+	switch (ws_head_type(head)) {
+	case WS_TYPE_SEM:
+	case WS_TYPE_EVENT:
+		return ws_valued_head_ready(head, owner);
+	case WS_TYPE_MUTEX:
+		return ws_mutex_head_ready(head, owner);
+	default:
+		return false;
+	}
+}
+
+static inline const struct ws_type_rules *ws_rules(uint64_t head)
+{
+	return &ws_type_rules[ws_head_type(head)];
 }
 
 static inline bool ws_obj_ready(const struct ws_object *obj, uint32_t owner)

@@ -54,12 +54,19 @@ static enum ws_type entry_type(const struct wait_plan *plan, uint32_t i)
 	return i == plan->wait->count ? WS_TYPE_EVENT : WS_TYPE_NONE;
 }
 
-static int plan_wait(ws_arena *arena, const struct ws_wait *wait, uint32_t *index, bool all,
-		     struct wait_plan *plan)
+/* The arguments' checks, before anything is looked at: 0 or -EINVAL. */
+static inline int check_wait(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 {
 	if (!arena || !wait || !index || wait->count > WS_MAX_WAIT_OBJECTS || wait->owner == 0 ||
-	    (wait->count && !wait->objects) || (wait->flags & ~WS_WAIT_REALTIME))
+	    (wait->count && !wait->objects) || (wait->flags & ~WS_WAIT_REALTIME) ||
+	    (wait->deadline && (wait->deadline->tv_nsec < 0 ||
+				wait->deadline->tv_nsec >= WS_NSEC_PER_SEC)))
 		return -EINVAL;
+	return 0;
+}
+
+static int plan_wait(const struct ws_wait *wait, bool all, struct wait_plan *plan)
+{
 	plan->wait = wait;
 	plan->shape.owner = wait->owner;
 	plan->shape.count = wait->count;
@@ -67,14 +74,6 @@ static int plan_wait(ws_arena *arena, const struct ws_wait *wait, uint32_t *inde
 	plan->shape.all = all;
 	return ws_deadline_make(wait->deadline, wait->flags & WS_WAIT_REALTIME, &plan->deadline);
 }
-
-/* What the scan of try_any makes of one entry. */
-enum scan {
-	SCAN_NOT_READY,
-	SCAN_READY,
-	SCAN_LOCKED,   /* being edited, or a mutex with waiters: only the lock holder decides */
-	SCAN_CHECK,    /* anything unusual: ws_handle_lookup says what */
-};
 
 /* What a scan needs of the arena, in registers rather than reloaded per object. */
 struct scan_view {
@@ -91,12 +90,18 @@ _Static_assert((WS_TYPE_SEM & 1) && (WS_TYPE_EVENT & 1) && !(WS_TYPE_MUTEX & 1),
 #define IDLE_KEY_MASK \
 	((uint64_t)(WS_HEAD_GEN_MASK | WS_HEAD_LOCKED | TYPE_SEM_OR_EVENT) << 32 | 0xffffffffu)
 
+static inline uint64_t view_head(struct scan_view v, uint32_t slot)
+{
+	return atomic_load_explicit(&v.objects[slot].head, memory_order_relaxed);
+}
+
 /*
  * The first of handles[from, count) that is not plainly idle: a live
  * semaphore or event of the handle's generation, not being edited, with a
  * value of 0 (not ready for anybody, type.h).  One masked compare per
  * object: a wait on many objects, of which few are ready, costs little
- * more than a wait on one.
+ * more than a wait on one.  The loads are relaxed: the scan only chooses,
+ * and the compare-exchange that acts orders what follows.
  */
 static inline uint32_t skip_idle(struct scan_view v, const ws_handle *handles, uint32_t from,
 				 uint32_t count)
@@ -106,121 +111,168 @@ static inline uint32_t skip_idle(struct scan_view v, const ws_handle *handles, u
 		uint32_t s = handle & v.index_mask;
 		uint64_t idle = (uint64_t)((handle >> v.index_bits) | TYPE_SEM_OR_EVENT) << 32;
 
-		if (s >= v.slots ||
-		    (atomic_load_explicit(&v.objects[s].head, memory_order_relaxed) &
-		     IDLE_KEY_MASK) != idle)
+		if (s >= v.slots || (view_head(v, s) & IDLE_KEY_MASK) != idle)
 			return i;
 	}
 	return count;
 }
 
 /*
- * Any entry, in full: a live object of the handle's generation, not being
- * edited, ready or not for `owner`.  The generation check also rules out
- * free and retired slots (a live slot's generation is never one a handle
- * of its past had).  The loads are relaxed: the scan only chooses, and the
- * compare-exchange that acts orders what follows.
+ * The first of handles[from, count) that does not name a live object of its
+ * generation (a free or retired slot has no type, or a generation no live
+ * handle has): after the object to take is found, the rest are only checked.
  */
+static inline uint32_t first_invalid(struct scan_view v, const ws_handle *handles, uint32_t from,
+				     uint32_t count)
+{
+	for (uint32_t i = from; i < count; i++) {
+		ws_handle handle = handles[i];
+		uint32_t s = handle & v.index_mask, tag;
+
+		if (s >= v.slots)
+			return i;
+		tag = ws_head_tag(view_head(v, s));
+		/* The generation matches and the type is not NONE, in two tests. */
+		if (((tag ^ (handle >> v.index_bits)) & WS_HEAD_GEN_MASK) | !(tag & WS_HEAD_TYPE_MASK))
+			return i;
+	}
+	return count;
+}
+
+/* What the uncontended path makes of one object that is not plainly idle. */
+enum scan {
+	SCAN_NOT_READY,
+	SCAN_READY,
+	SCAN_UNSURE,   /* being edited, or a mutex with waiters: only the lock holder decides */
+	SCAN_CHECK,    /* not a live object of the handle's generation: ws_handle_lookup says */
+};
+
 static inline enum scan scan_one(struct scan_view v, ws_handle handle, uint32_t owner,
-				 uint32_t *slot, uint64_t *head)
+				 uint64_t *head)
 {
 	uint32_t s = handle & v.index_mask, tag;
 	uint64_t h;
 
 	if (s >= v.slots || handle == 0)
 		return SCAN_CHECK;
-	h = atomic_load_explicit(&v.objects[s].head, memory_order_relaxed);
+	h = view_head(v, s);
 	tag = ws_head_tag(h);
 	if ((tag & WS_HEAD_GEN_MASK) != handle >> v.index_bits || !(tag & WS_HEAD_TYPE_MASK))
 		return SCAN_CHECK;
-	*slot = s;
 	*head = h;
 	if (tag & WS_HEAD_LOCKED)
-		return SCAN_LOCKED;
+		return SCAN_UNSURE;
 	if (!ws_head_ready(h, owner))
 		return SCAN_NOT_READY;
 	/* Its queued waiters must learn of a new owner (queue.h): the holder gives it. */
 	if (ws_head_type(h) == WS_TYPE_MUTEX && (tag & WS_HEAD_QUEUED))
-		return SCAN_LOCKED;
+		return SCAN_UNSURE;
 	return SCAN_READY;
 }
 
-/*
- * The uncontended path of wait_any: every handle is checked, then the
- * lowest-index ready object is taken with one compare-exchange.  *done is
- * false when the locked path must decide (nothing ready, an object being
- * edited, a recursive mutex acquisition), or after a lost race (*retry).
- */
-static int try_any(ws_arena *arena, const struct wait_plan *plan, uint32_t *index, bool *done,
-		   bool *retry)
+/* Takes the object with this head for `owner` by one compare-exchange: 0, -EOWNERDEAD, or 1 (lost a race). */
+static int take_uncontended(ws_arena *arena, uint32_t slot, uint64_t head, uint32_t owner)
 {
-	const uint32_t owner = plan->wait->owner, count = plan->wait->count;
-	const ws_handle *handles = plan->wait->objects;
-	const struct scan_view view = { arena->objects, arena->slots, arena->index_bits,
-					(1u << arena->index_bits) - 1 };
-	uint32_t first = UINT32_MAX, slot = 0, i;
-	uint64_t head = 0;
-	bool unsure = false;
-
-	*done = false;
-	*retry = false;
-	for (i = skip_idle(view, handles, 0, count); i < plan->shape.entries;
-	     i = i + 1 < count ? skip_idle(view, handles, i + 1, count) : i + 1) {
-		uint32_t s;
-		uint64_t h;
-		enum scan scan = scan_one(view, plan_handle(plan, i), owner, &s, &h);
-
-		/* The alert must be an event whatever its state: checked before anything is taken. */
-		if (scan == SCAN_CHECK || (i == count && ws_head_type(h) != WS_TYPE_EVENT)) {
-			int ret = ws_handle_lookup(arena, plan_handle(plan, i), entry_type(plan, i),
-						   &s, &h);
-
-			if (ret)
-				return ret;
-			unsure = true; /* a race with a close and create: the locked path decides */
-			continue;
-		}
-		if (scan == SCAN_NOT_READY || first != UINT32_MAX || unsure)
-			continue;
-		if (scan == SCAN_LOCKED) {
-			unsure = true;
-		} else {
-			first = i;
-			slot = s;
-			head = h;
-		}
-	}
-	if (first == UINT32_MAX)
-		return 0;
-
 	struct ws_object *obj = &arena->objects[slot];
 	enum ws_type type = ws_head_type(head);
-	bool manual = type == WS_TYPE_EVENT && ws_get(&obj->aux);
 
 	if (type == WS_TYPE_MUTEX) {
 		uint32_t record;
 
 		/* Recursion changes aux: locked path.  So does a thread with no record yet. */
 		if (ws_head_value(head) != 0 || ws_self_cached(arena, &record))
-			return 0;
+			return 1;
 		ws_record_note_owner(arena, record, owner);
 	}
-	if (!manual && !atomic_compare_exchange_strong_explicit(&obj->head, &head,
-								ws_head_taken(head, owner),
-								memory_order_acquire,
-								memory_order_relaxed)) {
-		*retry = true;
-		return 0;
-	}
-	/* A manual event is not taken: an acquire load orders what follows the wait. */
-	if (manual && atomic_load_explicit(&obj->head, memory_order_acquire) != head) {
-		*retry = true;
-		return 0;
+	if (type == WS_TYPE_EVENT && ws_get(&obj->aux)) {
+		/* A manual event is not taken: an acquire load orders what follows the wait. */
+		if (atomic_load_explicit(&obj->head, memory_order_acquire) != head)
+			return 1;
+	} else if (!atomic_compare_exchange_strong_explicit(&obj->head, &head,
+							    ws_head_taken(head, owner),
+							    memory_order_acquire,
+							    memory_order_relaxed)) {
+		return 1;
 	}
 	WS_FAULT();
-	*done = true;
-	*index = first;
 	return type == WS_TYPE_MUTEX && (ws_head_tag(head) & WS_HEAD_ABANDONED) ? -EOWNERDEAD : 0;
+}
+
+/*
+ * The uncontended path of wait_any: the lowest-index ready object is taken
+ * with one compare-exchange, once every handle (the alert first, which must
+ * be an event) is known valid.  *done is false when the locked path must
+ * decide: nothing ready, an object being edited, a recursive mutex, or
+ * races lost WS_FAST_TRIES times.
+ */
+static int try_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index, bool *done)
+{
+	const uint32_t owner = wait->owner, count = wait->count;
+	const ws_handle *handles = wait->objects;
+	const struct scan_view view = { arena->objects, arena->slots, arena->index_bits,
+					(1u << arena->index_bits) - 1 };
+
+	*done = false;
+	for (int tries = 0; tries < WS_FAST_TRIES; tries++) {
+		uint32_t first = UINT32_MAX, i, bad, slot;
+		uint64_t head = 0, alert_head = 0;
+		bool unsure = false;
+		enum scan alert = SCAN_NOT_READY;
+		int ret;
+
+		if (wait->alert) {
+			alert = scan_one(view, wait->alert, owner, &alert_head);
+			if (alert == SCAN_CHECK || ws_head_type(alert_head) != WS_TYPE_EVENT) {
+				ret = ws_handle_lookup(arena, wait->alert, WS_TYPE_EVENT, &slot,
+						       &alert_head);
+				if (ret)
+					return ret;
+				return 0; /* it changed under us: the locked path decides */
+			}
+		}
+		for (i = skip_idle(view, handles, 0, count); i < count;
+		     i = skip_idle(view, handles, i + 1, count)) {
+			enum scan scan = scan_one(view, handles[i], owner, &head);
+
+			if (scan == SCAN_NOT_READY)
+				continue;
+			if (scan == SCAN_READY)
+				first = i;
+			else if (scan == SCAN_UNSURE)
+				unsure = true;
+			else
+				break;
+			i++;
+			break;
+		}
+		/* The rest need only be valid handles. */
+		bad = i < count && first == UINT32_MAX && !unsure ? i : first_invalid(view, handles, i, count);
+		if (bad < count) {
+			ret = ws_handle_lookup(arena, handles[bad], WS_TYPE_NONE, &slot, &head);
+			if (ret)
+				return ret;
+			return 0; /* a race with a close and create: the locked path decides */
+		}
+		if (unsure)
+			return 0;
+		if (first == UINT32_MAX) {
+			if (alert != SCAN_READY)
+				return 0;
+			first = count;
+			head = alert_head;
+		}
+		slot = (first < count ? handles[first] : wait->alert) & view.index_mask;
+		ret = take_uncontended(arena, slot, head, owner);
+		if (ret > 0) {
+			if (ws_head_type(head) == WS_TYPE_MUTEX)
+				return 0; /* recursion, or no record yet: locked path */
+			continue;
+		}
+		*done = true;
+		*index = first;
+		return ret;
+	}
+	return 0;
 }
 
 /*
@@ -548,17 +600,18 @@ static int wait_locked(ws_arena *arena, const struct wait_plan *plan, uint32_t *
 int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 {
 	struct wait_plan plan;
-	bool done, retry = true;
+	bool done;
 	int ret;
 
-	ret = plan_wait(arena, wait, index, false, &plan);
+	ret = check_wait(arena, wait, index);
 	if (ret)
 		return ret;
-	for (int i = 0; retry && i < WS_FAST_TRIES; i++) {
-		ret = try_any(arena, &plan, index, &done, &retry);
-		if (done || ret)
-			return ret;
-	}
+	ret = try_any(arena, wait, index, &done);
+	if (done || ret)
+		return ret;
+	ret = plan_wait(wait, false, &plan);
+	if (ret)
+		return ret;
 	return wait_locked(arena, &plan, index);
 }
 
@@ -567,7 +620,9 @@ int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	struct wait_plan plan;
 	int ret;
 
-	ret = plan_wait(arena, wait, index, true, &plan);
+	ret = check_wait(arena, wait, index);
+	if (!ret)
+		ret = plan_wait(wait, true, &plan);
 	if (ret)
 		return ret;
 	ret = check_distinct(arena, &plan);
