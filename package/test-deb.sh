@@ -70,7 +70,11 @@ root=$work/root
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates" "$root/var/lib/dpkg/triggers"
 : >"$root/var/lib/dpkg/available"
 deps=$(field "$runtime" Depends | tr ',|' '\n' | sed 's/(.*)//; s/ //g' | sort -u)
+# With foreign architectures (i386) installed, a bare name like libc6 is
+# ambiguous: ask for the package's own architecture.
+arch=$(field "$runtime" Architecture)
 for dep in $deps; do
+  case "$dep" in *:*) ;; *) [ "$arch" = all ] || dep="$dep:$arch" ;; esac
   dpkg-query -s "$dep" || fail "$dep, a dependency of libwinsync0, is not installed here"
   echo
 done >"$root/var/lib/dpkg/status"
