@@ -8,6 +8,8 @@
 #     docs        groff: the man page check
 #     package     dpkg-dev, file: the Debian packages (cpack -G DEB) and their test
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ws_install "${@:-core}"

@@ -4,6 +4,8 @@
 # `wine` and `guest`), then the native suite again under
 # AddressSanitizer+UBSan and under ThreadSanitizer.
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh core wine kernel docs package wine-build
