@@ -16,7 +16,10 @@
 #                           prints the patch that did not apply and returns 1
 # Groups: core (library, tests), wine (Wine, mingw-w64: winsync.dll, demos),
 # kernel (the patched kernel and the QEMU guest), wine-build (building Wine's
-# ntdll/server from Debian's source), docs (man page checks), package (cpack DEB).
+# ntdll/server from Debian's source), docs (man page checks), package (cpack DEB),
+# i386 (32-bit programs: gcc -m32, Check for i386, the i686 mingw-w64 compiler
+# for the 32-bit winsync.dll and Wine's 32-bit side to run it; ws_install adds
+# dpkg's i386 architecture first when a group names an :i386 package).
 
 ws_cache_dir() {
 	if [[ -n "${WINSYNC_CACHE:-}" ]]; then
@@ -48,6 +51,7 @@ declare -gA WS_PACKAGE_GROUPS=(
 	[wine-build]="dpkg-dev autoconf bison flex gcc-mingw-w64-x86-64 libxml-libxml-perl unicode-data khronos-api libvulkan-dev git xz-utils"
 	[docs]="groff-base"
 	[package]="dpkg-dev file"
+	[i386]="gcc-multilib check:i386 libsubunit-dev:i386 gcc-mingw-w64-i686 wine32:i386"
 )
 
 ws_packages() {
@@ -84,6 +88,12 @@ ws_install() {
 	list=$(ws_missing "$@") || return
 	[[ -z "$list" ]] && return 0
 	mapfile -t want <<<"$list"
+	# An :i386 package is reachable once dpkg knows the architecture (the
+	# apt-get update below then fetches its lists).
+	if [[ "$list" == *:i386* ]] && ! dpkg --print-foreign-architectures | grep -qx i386; then
+		echo "winsync: adding dpkg's i386 architecture"
+		ws_as_root dpkg --add-architecture i386
+	fi
 	echo "winsync: installing ${want[*]}"
 	# Another apt run (a parallel job) holds the lock for a while: wait for it.
 	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq

@@ -2,13 +2,12 @@
 # Every test: the native suite, Wine's own tests on Wine with the winsync
 # backend off and on, and the QEMU guest tests (CTest labels `native`,
 # `wine` and `guest`), then the native suite again under
-# AddressSanitizer+UBSan and under ThreadSanitizer.
+# AddressSanitizer+UBSan and under ThreadSanitizer, and as 32-bit programs
+# (the native32 preset, CTest label i386).
 set -euo pipefail
-# --help: the comment above, and nothing done.
-case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh core wine kernel docs package wine-build
+scripts/deps.sh core wine kernel docs package wine-build i386
 jobs=$(nproc)
 
 step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
@@ -27,4 +26,8 @@ for preset in asan tsan; do
   cmake --build --preset "$preset" -j "$jobs"
   ctest --preset "$preset"
 done
+step "native32 build: the native suite as 32-bit programs"
+cmake --preset native32
+cmake --build --preset native32 -j "$jobs"
+ctest --preset native32
 step "all tests passed"

@@ -24,8 +24,17 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#if !defined(__x86_64__)
-#error "test_syscalls.c knows the x86_64 system call numbers only"
+/* The filter's architecture, the register of a call's result, the clock call. */
+#if defined(__x86_64__)
+#define AUDIT_ARCH_SELF AUDIT_ARCH_X86_64
+#define REG_RESULT REG_RAX
+#define SYS_CLOCK SYS_clock_gettime
+#elif defined(__i386__)
+#define AUDIT_ARCH_SELF AUDIT_ARCH_I386
+#define REG_RESULT REG_EAX
+#define SYS_CLOCK SYS_clock_gettime64 /* glibc's 32-bit clock_gettime without a vDSO */
+#else
+#error "test_syscalls.c knows the x86_64 and i386 system calls only"
 #endif
 
 static volatile sig_atomic_t traps;
@@ -37,7 +46,7 @@ static void on_sigsys(int sig, siginfo_t *si, void *uc_)
 	ucontext_t *uc = uc_;
 	traps++;
 	last_nr = si->si_syscall;
-	uc->uc_mcontext.gregs[REG_RAX] = -ENOSYS;
+	uc->uc_mcontext.gregs[REG_RESULT] = -ENOSYS;
 }
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -69,7 +78,7 @@ static int install_filter(int extra_allowed)
 	unsigned extra = extra_allowed < 0 ? SYS_exit : (unsigned)extra_allowed;
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_SELF, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 5, 0),
@@ -275,7 +284,7 @@ static int ops_child(void *arg)
 static void run_ops(void (*ops)(struct objs *), bool named)
 {
 	char name[80];
-	struct job j = { NULL, clock_needs_syscall() ? SYS_clock_gettime : -1, ops };
+	struct job j = { NULL, clock_needs_syscall() ? SYS_CLOCK : -1, ops };
 	if (named) {
 		test_arena_name(name, sizeof name, "sys");
 		j.name = name;

@@ -36,6 +36,7 @@ struct ws_kernel_waitv {
 	uint32_t flags;
 	uint32_t reserved;
 };
+_Static_assert(sizeof(struct ws_kernel_waitv) == 24, "struct futex_waitv");
 
 /* An entry of FUTEX_WAIT_MULTIPLE: 16 bytes on every ABI (kernel/patches/0006). */
 struct ws_kernel_wait_multiple {
@@ -43,12 +44,14 @@ struct ws_kernel_wait_multiple {
 	uint32_t val;
 	uint32_t bitset;
 };
+_Static_assert(sizeof(struct ws_kernel_wait_multiple) == 16, "kernel/patches/0006");
 
 /* struct __kernel_timespec: 64-bit fields on every ABI. */
 struct ws_kernel_timespec {
 	long long tv_sec;
 	long long tv_nsec;
 };
+_Static_assert(sizeof(struct ws_kernel_timespec) == 16, "struct __kernel_timespec");
 
 /*
  * The robust futex list (struct robust_list_head): registered per thread
@@ -61,13 +64,29 @@ struct ws_robust_head {
 	intptr_t futex_offset;  /* a Linux `long`: pointer-sized (Windows' long is not) */
 	void *list_op_pending;
 };
+_Static_assert(sizeof(struct ws_robust_head) == 3 * sizeof(void *),
+	       "the kernel's robust_list_head (compat_robust_list_head for 32-bit tasks)");
 
 /*
- * glibc's robust mutexes (and so the threads' list heads) put the list link
- * 32 bytes after the lock word on x86_64: a winsync thread record mirrors
- * that shape to sit on the same list.
+ * glibc's robust mutexes (and so every thread's list head, futex_offset)
+ * put the list entry after the lock word: 32 bytes on x86_64, where the
+ * list is doubly linked (the back link at 24, also in front of the head),
+ * and 20 bytes on i386, where it is singly linked (the entry shares a union
+ * with __spins).  Measured with get_robust_list of a pthread: -32 and -20.
+ * A winsync thread record mirrors both shapes in its first line
+ * (layout.h); a thread uses the one of its own ABI.
  */
-#define WS_ROBUST_FUTEX_OFFSET  32
+#define WS_ROBUST_OFFSET_X86_64 32
+#define WS_ROBUST_OFFSET_I386   20
+#if defined(__x86_64__)
+#define WS_ROBUST_FUTEX_OFFSET  WS_ROBUST_OFFSET_X86_64
+#define WS_ROBUST_DOUBLY_LINKED 1
+#elif defined(__i386__)
+#define WS_ROBUST_FUTEX_OFFSET  WS_ROBUST_OFFSET_I386
+#define WS_ROBUST_DOUBLY_LINKED 0
+#else
+#error "winsync: glibc's robust list layout is known for x86_64 and i386 only"
+#endif
 
 /* What the kernel reads and writes in a robust futex word. */
 #define WS_FUTEX_WAITERS        0x80000000u  /* set by sleepers: the kernel wakes one at death */

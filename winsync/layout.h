@@ -64,7 +64,7 @@ enum ws_type {
 
 /* One synchronization object, a cache line of its own. */
 struct ws_object {
-	_Atomic uint64_t head;
+	_Alignas(8) _Atomic uint64_t head;
 	/* sem: maximum; event: manual reset; mutex: acquisitions beyond the first. */
 	_Atomic uint32_t aux;
 	uint32_t queue_head;     /* entry ids; 0 ends the queue */
@@ -117,7 +117,7 @@ struct ws_entry {
 struct ws_log_locked {
 	uint32_t slot;
 	uint32_t released;        /* unlocked again: recovery only clears LOCKED */
-	uint64_t head;            /* the snapshot taken when it was locked */
+	_Alignas(8) uint64_t head; /* the snapshot taken when it was locked */
 	uint32_t aux;
 	uint32_t queue_head;
 	uint32_t queue_tail;
@@ -149,10 +149,13 @@ struct ws_log {
 
 /*
  * A thread of some process that uses the arena.  The first cache line
- * mirrors a robust pthread mutex as glibc lays it out on x86_64 (lock word
- * at 0, list links at 24 and 32, futex_offset -32), so the record can sit on
- * the thread's own robust futex list: when the thread dies the kernel sets
- * OWNER_DIED in `alive`, whatever killed it.
+ * mirrors a robust pthread mutex as glibc lays it out, so the record can sit
+ * on the thread's own robust futex list: when the thread dies the kernel
+ * sets OWNER_DIED in `alive`, whatever killed it.  The lock word is at 0 for
+ * both ABIs; the list entry is at 32 for an x86_64 thread (futex_offset -32,
+ * glibc's back link at 24) and at 20 for an i386 thread (futex_offset -20, a
+ * singly linked list).  A record serves one thread of one ABI at a time, and
+ * the other ABI's entry is left alone.
  */
 struct ws_record {
 	_Atomic uint32_t alive;   /* the thread's tid while it lives (record.h) */
@@ -160,9 +163,9 @@ struct ws_record {
 	uint32_t tid;
 	_Atomic uint32_t owner;   /* the owner id it last acquired a mutex with, or 0 */
 	_Atomic uint32_t holding; /* odd while it takes or holds the lock (lock.c) */
-	uint32_t status;
-	uint64_t robust_prev;
-	uint64_t robust_next;
+	uint32_t robust_next_i386; /* an i386 thread's list entry */
+	_Alignas(8) uint64_t robust_prev; /* an x86_64 thread's back link */
+	_Alignas(8) uint64_t robust_next; /* an x86_64 thread's list entry */
 	uint32_t reserved0[6];
 	/* The wait (waiter.c). */
 	_Atomic uint32_t wake;    /* futex word a blocked wait sleeps on: 0 = asleep */
@@ -176,8 +179,12 @@ struct ws_record {
 	uint32_t reserved2[12];
 	struct ws_log log;
 };
-_Static_assert(offsetof(struct ws_record, robust_next) == WS_ROBUST_FUTEX_OFFSET,
-	       "glibc's futex_offset is -32");
+_Static_assert(offsetof(struct ws_record, robust_next) == WS_ROBUST_OFFSET_X86_64,
+	       "glibc's futex_offset on x86_64 is -32");
+_Static_assert(offsetof(struct ws_record, robust_prev) == WS_ROBUST_OFFSET_X86_64 - 8,
+	       "glibc's back link on x86_64 is just before the entry");
+_Static_assert(offsetof(struct ws_record, robust_next_i386) == WS_ROBUST_OFFSET_I386,
+	       "glibc's futex_offset on i386 is -20");
 _Static_assert(offsetof(struct ws_record, wake) == 64, "the wait on its own line");
 _Static_assert(offsetof(struct ws_record, log) % 64 == 0, "the log on lines of its own");
 _Static_assert(sizeof(struct ws_record) % 64 == 0, "records are whole cache lines");
@@ -192,13 +199,13 @@ _Static_assert(WS_MAX_THREADS == WS_REF_INDEX_MASK, "a ref holds record + 1");
 struct ws_arena_header {
 	uint32_t magic;
 	uint32_t version;
-	uint64_t size;
+	_Alignas(8) uint64_t size;
 	uint32_t capacity;        /* live objects allowed */
 	uint32_t slots;           /* object slots: capacity, at least 32 */
 	uint32_t index_bits;
 	uint32_t records;
-	uint64_t objects_offset;
-	uint64_t records_offset;
+	_Alignas(8) uint64_t objects_offset;
+	_Alignas(8) uint64_t records_offset;
 	uint32_t reserved0[6];
 	/* Under the lock. */
 	uint32_t live;            /* live objects */

@@ -2,11 +2,15 @@
 /*
  * Registration on the robust futex list.  A record's first cache line has the
  * shape of a robust pthread mutex, so the record can be linked into the list
- * glibc keeps for every thread: `robust_next` is the list entry, the
- * kernel's futex_offset (-32) leads from it to `alive`, and `robust_prev` is
- * the back link glibc writes when it adds or removes its own mutexes next to
- * ours.  glibc and this file only ever follow links read from the thread's
- * own memory; a link read from the arena is checked before use.
+ * glibc keeps for every thread, in the layout of the thread's ABI (abi.h):
+ *   x86_64: `robust_next` is the list entry, the kernel's futex_offset (-32)
+ *     leads from it to `alive`, and `robust_prev` is the back link glibc
+ *     writes when it adds or removes its own mutexes next to ours;
+ *   i386: `robust_next_i386` is the entry (futex_offset -20) and the list is
+ *     singly linked: taking an entry off walks the list to its predecessor,
+ *     as glibc does.
+ * glibc and this file only ever follow links read from the thread's own
+ * memory; a link read from the arena is checked before use.
  *
  * A record is claimed without the arena lock, by a compare-exchange of
  * `alive` from 0 (free) to the thread id, with list_op_pending pointing at
@@ -57,9 +61,14 @@ struct ws_robust_head *ws_robust_head(void)
 
 static void *entry_of(struct ws_record *rec)
 {
+#if WS_ROBUST_DOUBLY_LINKED
 	return &rec->robust_next;
+#else
+	return &rec->robust_next_i386;
+#endif
 }
 
+#if WS_ROBUST_DOUBLY_LINKED
 /* Publishes `rec` at the front of the list, as glibc adds its mutexes. */
 static void robust_link(struct ws_robust_head *head, struct ws_record *rec)
 {
@@ -75,7 +84,7 @@ static void robust_link(struct ws_robust_head *head, struct ws_record *rec)
 }
 
 /* Takes `rec` off the list if its links, read from the arena, check out. */
-static bool robust_unlink(struct ws_record *rec)
+static bool robust_unlink(struct ws_robust_head *head, struct ws_record *rec)
 {
 	uintptr_t entry = (uintptr_t)entry_of(rec);
 	uintptr_t prev = (uintptr_t)rec->robust_prev;
@@ -83,6 +92,7 @@ static bool robust_unlink(struct ws_record *rec)
 	uintptr_t next_back = (next & ~(uintptr_t)1) - sizeof(void *);
 	uintptr_t seen;
 
+	(void)head;
 	if (ws_os_peek((void *)prev, &seen, sizeof(seen)) || (seen & ~(uintptr_t)1) != entry)
 		return false;
 	if (ws_os_peek((void *)next_back, &seen, sizeof(seen)) || seen != entry)
@@ -92,6 +102,47 @@ static bool robust_unlink(struct ws_record *rec)
 	atomic_signal_fence(memory_order_seq_cst);
 	return true;
 }
+#else
+/* Publishes `rec` at the front of the list, as glibc adds its mutexes: no back links. */
+static void robust_link(struct ws_robust_head *head, struct ws_record *rec)
+{
+	rec->robust_next_i386 = (uint32_t)(uintptr_t)head->next;
+	atomic_signal_fence(memory_order_seq_cst);
+	head->next = entry_of(rec);
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* The kernel stops walking a robust list after this many entries. */
+#define ROBUST_LIST_LIMIT 2048
+
+/*
+ * Takes `rec` off the list: finds the link that points at it, walking from
+ * the head, each link read with ws_os_peek (the list runs through other
+ * records and glibc's mutexes); false if the walk ends without it.
+ */
+static bool robust_unlink(struct ws_robust_head *head, struct ws_record *rec)
+{
+	uintptr_t entry = (uintptr_t)entry_of(rec);
+	uintptr_t link = (uintptr_t)&head->next;
+
+	for (int i = 0; i <= ROBUST_LIST_LIMIT; i++) {
+		uintptr_t node;
+
+		if (ws_os_peek((void *)link, &node, sizeof(node)))
+			return false;
+		node &= ~(uintptr_t)1; /* glibc's mark of a PI mutex */
+		if (node == (uintptr_t)head)
+			return false;
+		if (node == entry) {
+			*(uintptr_t *)link = rec->robust_next_i386;
+			atomic_signal_fence(memory_order_seq_cst);
+			return true;
+		}
+		link = node; /* an entry's first word is its link */
+	}
+	return false;
+}
+#endif
 
 static bool take_fresh(ws_arena *arena, uint32_t *record)
 {
@@ -355,7 +406,7 @@ bool ws_records_leave(ws_arena *arena)
 
 		head->list_op_pending = entry_of(rec);
 		atomic_signal_fence(memory_order_seq_cst);
-		if (robust_unlink(rec))
+		if (robust_unlink(head, rec))
 			mark_left(rec);
 		else
 			unmap = false;

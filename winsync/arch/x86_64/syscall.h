@@ -29,32 +29,6 @@
 #define WS_NR_renameat2       316
 #define WS_NR_futex_waitv     449
 
-/*
- * The kernel answers with Linux errno values.  Built for Windows (the DLL
- * under Wine), the C runtime numbers some errno values differently (ENOSYS
- * is 40, ETIMEDOUT 138): translate the ones the callers compare against.
- * Values 1 to 34 are the same in both.
- */
-#ifdef _WIN32
-#include <errno.h>
-static inline long long ws_syscall_result(long long ret)
-{
-	switch (ret) {
-	case -35: return -EDEADLK;
-	case -36: return -ENAMETOOLONG;
-	case -38: return -ENOSYS;
-	case -39: return -ENOTEMPTY;
-	case -75: return -EOVERFLOW;
-	case -95: return -ENOTSUP;
-	case -110: return -ETIMEDOUT;
-	case -130: return -EOWNERDEAD;
-	default: return ret;
-	}
-}
-#else
-#define ws_syscall_result(ret) (ret)
-#endif
-
 static inline long long ws_syscall6(long long nr, long long a1, long long a2,
 				    long long a3, long long a4, long long a5,
 				    long long a6)

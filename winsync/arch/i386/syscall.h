@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Raw i386 Linux system calls, for 32-bit programs (a Linux build with -m32,
+ * and winsync.dll for 32-bit Windows programs under Wine, which are 32-bit
+ * Linux processes).
+ *
+ * The calls enter the kernel with `int $0x80`, not through the vDSO's
+ * __kernel_vsyscall: a Windows DLL has no auxiliary vector to find the vDSO
+ * with, and these are the slow paths only (an uncontended operation makes no
+ * system call), where the few tens of nanoseconds int 0x80 costs more than
+ * sysenter do not show.
+ *
+ * Where the kernel has a 32-bit and a 64-bit time variant of a call, the
+ * numbers below are the 64-bit ones, which take a struct __kernel_timespec
+ * (abi.h's ws_kernel_timespec): futex_time64 serves every futex op, the
+ * kernel series' FUTEX_WAIT_MULTIPLE included, and clock_gettime64 the
+ * clocks.  futex_waitv takes a __kernel_timespec on every ABI.  Calls whose
+ * i386 form differs from x86_64's (mmap2, fstat64, ...) are not defined here:
+ * no caller may take one for the other.
+ */
+#ifndef WINSYNC_ARCH_I386_SYSCALL_H
+#define WINSYNC_ARCH_I386_SYSCALL_H
+
+#define WS_NR_getpid          20
+#define WS_NR_gettid          224
+#define WS_NR_set_robust_list 311
+#define WS_NR_get_robust_list 312
+#define WS_NR_process_vm_readv 347
+#define WS_NR_clock_gettime   403   /* clock_gettime64 */
+#define WS_NR_futex           422   /* futex_time64 */
+#define WS_NR_futex_waitv     449
+
+/*
+ * The kernel returns -4095..-1 for an error and anything else is a result:
+ * a 32-bit result is widened as unsigned, so that an address above 2 GiB
+ * stays positive, and an error as signed.
+ */
+static inline long long ws_i386_result(unsigned long eax)
+{
+	if (eax > -4096ul)
+		return ws_syscall_result((long long)(long)eax);
+	return (long long)eax;
+}
+
+/*
+ * The sixth argument goes in %ebp, which the compiler may be using as the
+ * frame pointer: the fifth and sixth are passed in memory through %edi and
+ * loaded there, with %ebp saved on the stack around the call.
+ */
+static inline long long ws_syscall6(long long nr, long long a1, long long a2,
+				    long long a3, long long a4, long long a5,
+				    long long a6)
+{
+	unsigned long ret;
+	unsigned long last[2] = { (unsigned long)a5, (unsigned long)a6 };
+	unsigned long *p = last;
+
+	__asm__ volatile("push %%ebp\n\t"
+			 "mov 4(%%edi), %%ebp\n\t"
+			 "mov (%%edi), %%edi\n\t"
+			 "int $0x80\n\t"
+			 "pop %%ebp"
+			 : "=a"(ret), "+D"(p)
+			 : "0"((unsigned long)nr), "b"((unsigned long)a1), "c"((unsigned long)a2),
+			   "d"((unsigned long)a3), "S"((unsigned long)a4), "m"(last)
+			 : "memory");
+	return ws_i386_result(ret);
+}
+
+static inline long long ws_syscall5(long long nr, long long a1, long long a2,
+				    long long a3, long long a4, long long a5)
+{
+	return ws_syscall6(nr, a1, a2, a3, a4, a5, 0);
+}
+
+static inline long long ws_syscall4(long long nr, long long a1, long long a2,
+				    long long a3, long long a4)
+{
+	return ws_syscall6(nr, a1, a2, a3, a4, 0, 0);
+}
+
+static inline long long ws_syscall3(long long nr, long long a1, long long a2, long long a3)
+{
+	return ws_syscall6(nr, a1, a2, a3, 0, 0, 0);
+}
+
+static inline long long ws_syscall2(long long nr, long long a1, long long a2)
+{
+	return ws_syscall6(nr, a1, a2, 0, 0, 0, 0);
+}
+
+static inline long long ws_syscall1(long long nr, long long a1)
+{
+	return ws_syscall6(nr, a1, 0, 0, 0, 0, 0);
+}
+
+#endif
