@@ -221,6 +221,106 @@ WS_API bool ws_in_critical_section(void);
 WS_API int ws_arena_check(ws_arena *arena, char *report, size_t size);
 
 /*
+ * Snapshots: what an arena holds right now, for inspectors (winsync-stat)
+ * and tests.  Taking one never writes the arena, never takes or waits for
+ * a lock, and never crashes or hangs on a corrupted or truncated arena: it
+ * reads each object and each wait again when a writer raced the read
+ * (retries), marks what was still changing after its last try (BUSY,
+ * TORN) and lists what it found inconsistent (problems, report).  Each
+ * object and each wait is read whole; the snapshot as a whole is not one
+ * instant.
+ *
+ * ws_arena_snapshot reads an arena this process has open (private ones
+ * too).  ws_snapshot_open maps the shared arena `name` read-only, with the
+ * checks of ws_arena_open (-EACCES for a file that is not the caller's,
+ * mode 0600), reads it and unmaps it: -EPROTO if it is a winsync arena of
+ * another layout version, -EINVAL if it is no arena at all.  Free with
+ * ws_snapshot_free.  flags: 0.
+ */
+#define WS_SNAPSHOT_NONE  0xffffffffu   /* no thread (an index into threads) */
+
+/* ws_snapshot_object.type */
+#define WS_SNAPSHOT_SEM   1u
+#define WS_SNAPSHOT_MUTEX 2u
+#define WS_SNAPSHOT_EVENT 3u
+/* ws_snapshot_object.flags */
+#define WS_SNAPSHOT_ABANDONED 0x1u  /* mutex abandoned, not acquired since */
+#define WS_SNAPSHOT_BUSY      0x2u  /* a critical section was changing it: values as last seen */
+#define WS_SNAPSHOT_CORRUPT   0x4u  /* its queue is inconsistent (see the report) */
+
+struct ws_snapshot_object {
+	ws_handle handle;
+	uint32_t type;
+	uint32_t flags;
+	uint32_t count, max;            /* semaphore */
+	uint32_t owner;                 /* mutex: owner id, 0 when free */
+	uint32_t recursion;             /* mutex: acquisitions held (0 when free) */
+	uint32_t owner_thread;          /* mutex: the thread using `owner`, or WS_SNAPSHOT_NONE */
+	bool signaled, manual_reset;    /* event */
+	uint32_t queued;                /* waits queued on it, in arrival order ... */
+	const uint32_t *queue;          /* ... as indices into threads */
+};
+
+/* ws_snapshot_thread.state */
+#define WS_SNAPSHOT_LIVE    1u
+#define WS_SNAPSHOT_DEAD    2u      /* died (or left); its record not yet reaped */
+/* ws_snapshot_thread.wait */
+#define WS_SNAPSHOT_NO_WAIT  0u
+#define WS_SNAPSHOT_WAIT_ANY 1u
+#define WS_SNAPSHOT_WAIT_ALL 2u
+/* ws_snapshot_thread.flags */
+#define WS_SNAPSHOT_LOCK_HOLDER 0x1u /* holds (or is taking) a lock of the arena */
+#define WS_SNAPSHOT_TORN        0x2u /* its wait kept changing while read: not shown */
+#define WS_SNAPSHOT_DEADLOCKED  0x4u /* waits, without deadline, on mutexes whose owners
+				      * all wait the same way: a cycle */
+#define WS_SNAPSHOT_FOREVER     0x8u /* its wait has no deadline */
+#define WS_SNAPSHOT_REALTIME    0x10u /* its deadline is on CLOCK_REALTIME */
+
+/* A thread record: a thread that entered the arena (one of any process). */
+struct ws_snapshot_thread {
+	uint32_t record;                /* its record's index in the arena */
+	uint32_t state;
+	uint32_t flags;
+	uint32_t tid, pid;              /* Linux ids (pid 0: unknown) */
+	uint32_t owner;                 /* the owner id it last acquired a mutex with, or 0 */
+	/* Its wait, unless wait == WS_SNAPSHOT_NO_WAIT. */
+	uint32_t wait;
+	uint32_t wait_owner;            /* the owner id of the wait */
+	uint32_t count;                 /* objects ... */
+	const ws_handle *objects;       /* ... their handles; 0 for one closed since */
+	ws_handle alert;                /* 0: none */
+	uint64_t waited_ns;             /* how long it has been blocked */
+	int64_t deadline_ns;            /* time left to its deadline (negative: passed) */
+	/*
+	 * The next link of its wait chain: a thread that owns a mutex it waits
+	 * on (a deadlocked one first), and that mutex; else WS_SNAPSHOT_NONE, 0.
+	 */
+	uint32_t blocker;
+	ws_handle blocked_on;
+};
+
+struct ws_snapshot {
+	uint32_t capacity;              /* live objects allowed */
+	uint32_t live;                  /* live objects found */
+	uint64_t taken_ns;              /* CLOCK_MONOTONIC when it began */
+	uint64_t took_ns;               /* how long it took */
+	uint32_t lock_holder;           /* the thread holding the arena lock, or WS_SNAPSHOT_NONE */
+	uint32_t retries;               /* reads repeated because a writer raced them */
+	uint32_t gave_up;               /* objects BUSY and waits TORN after the last retry */
+	uint32_t problems;              /* inconsistencies found: corruption */
+	uint32_t deadlocked;            /* threads flagged WS_SNAPSHOT_DEADLOCKED */
+	const char *report;             /* the first problems, one line each ("" if none) */
+	uint32_t object_count;
+	const struct ws_snapshot_object *objects;
+	uint32_t thread_count;
+	const struct ws_snapshot_thread *threads;
+};
+
+WS_API int ws_arena_snapshot(ws_arena *arena, uint32_t flags, struct ws_snapshot **snapshot);
+WS_API int ws_snapshot_open(const char *name, uint32_t flags, struct ws_snapshot **snapshot);
+WS_API void ws_snapshot_free(struct ws_snapshot *snapshot);
+
+/*
  * Counters of this process's slow paths, over all its arenas (the fast
  * paths count nothing, so they stay free of shared writes).
  */

@@ -68,3 +68,21 @@ int ws_deadline_left(const struct ws_deadline *d, struct timespec *left)
 	}
 	return 0;
 }
+
+static uint64_t ns_of(const struct timespec *t)
+{
+	return t->tv_sec < 0 ? 0 : (uint64_t)t->tv_sec * WS_NSEC_PER_SEC + (uint64_t)t->tv_nsec;
+}
+
+uint64_t ws_clock_ns(int clock)
+{
+	struct timespec now;
+
+	ws_os_clock_now(clock, &now);
+	return ns_of(&now);
+}
+
+uint64_t ws_deadline_ns(const struct ws_deadline *d)
+{
+	return d->forever ? 0 : ns_of(&d->at);
+}

@@ -37,4 +37,8 @@ struct ws_deadline ws_deadline_bound(const struct ws_deadline *d, int64_t ns);
  */
 int ws_deadline_left(const struct ws_deadline *d, struct timespec *left);
 
+/* Now on `clock`, in ns; and a deadline's instant in ns (0 if forever): for inspectors. */
+uint64_t ws_clock_ns(int clock);
+uint64_t ws_deadline_ns(const struct ws_deadline *d);
+
 #endif

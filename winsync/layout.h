@@ -100,6 +100,11 @@ struct ws_entry {
 #define WS_WAIT_ABANDONED 0x200u      /* | WS_WAIT_GOT | index: and a mutex was abandoned */
 #define WS_WAIT_INDEX     0xffu
 
+/* record.wait_clock: the clock of the wait's deadline, for inspectors. */
+#define WS_WAIT_CLOCK_FOREVER   0u
+#define WS_WAIT_CLOCK_MONOTONIC 1u
+#define WS_WAIT_CLOCK_REALTIME  2u
+
 /*
  * The transaction log of a lock holder (txn.h), in the holder's own record.
  * Sized for one operation: its objects (a wait locks up to 65 and unlinks
@@ -166,7 +171,8 @@ struct ws_record {
 	uint32_t robust_next_i386; /* an i386 thread's list entry */
 	_Alignas(8) uint64_t robust_prev; /* an x86_64 thread's back link */
 	_Alignas(8) uint64_t robust_next; /* an x86_64 thread's list entry */
-	uint32_t reserved0[6];
+	uint32_t pid;             /* the thread's process, for inspectors (snapshot.c) */
+	uint32_t reserved0[5];
 	/* The wait (waiter.c). */
 	_Atomic uint32_t wake;    /* futex word a blocked wait sleeps on: 0 = asleep */
 	_Atomic uint32_t state;
@@ -174,7 +180,16 @@ struct ws_record {
 	uint32_t count;           /* objects; the alert, if any, is entry `count` */
 	uint32_t wait_all;
 	uint32_t entries_used;    /* count, plus one with an alert */
-	uint32_t reserved1[10];
+	/*
+	 * For inspectors only (snapshot.c), written by the waiter as it arms:
+	 * wait_serial changes before the fields above and these are written, so
+	 * a reader that sees it unchanged around its reads saw one wait.
+	 */
+	_Atomic uint32_t wait_serial;
+	uint32_t wait_clock;      /* WS_WAIT_CLOCK_* of wait_deadline */
+	_Alignas(8) uint64_t wait_since;    /* CLOCK_MONOTONIC ns when it blocked */
+	_Alignas(8) uint64_t wait_deadline; /* ns on its clock */
+	uint32_t reserved1[4];
 	struct ws_entry entries[WS_ENTRIES_PER_WAIT];
 	uint32_t reserved2[12];
 	struct ws_log log;
@@ -186,6 +201,7 @@ _Static_assert(offsetof(struct ws_record, robust_prev) == WS_ROBUST_OFFSET_X86_6
 _Static_assert(offsetof(struct ws_record, robust_next_i386) == WS_ROBUST_OFFSET_I386,
 	       "glibc's futex_offset on i386 is -20");
 _Static_assert(offsetof(struct ws_record, wake) == 64, "the wait on its own line");
+_Static_assert(offsetof(struct ws_record, entries) == 128, "the entries after the wait's line");
 _Static_assert(offsetof(struct ws_record, log) % 64 == 0, "the log on lines of its own");
 _Static_assert(sizeof(struct ws_record) % 64 == 0, "records are whole cache lines");
 

@@ -70,12 +70,17 @@ WS_AT(ws_record, holding, 16, 4);
 WS_AT(ws_record, robust_next_i386, 20, 4);
 WS_AT(ws_record, robust_prev, 24, 8);
 WS_AT(ws_record, robust_next, 32, 8);
+WS_AT(ws_record, pid, 40, 4);
 WS_AT(ws_record, wake, 64, 4);
 WS_AT(ws_record, state, 68, 4);
 WS_AT(ws_record, wait_owner, 72, 4);
 WS_AT(ws_record, count, 76, 4);
 WS_AT(ws_record, wait_all, 80, 4);
 WS_AT(ws_record, entries_used, 84, 4);
+WS_AT(ws_record, wait_serial, 88, 4);
+WS_AT(ws_record, wait_clock, 92, 4);
+WS_AT(ws_record, wait_since, 96, 8);
+WS_AT(ws_record, wait_deadline, 104, 8);
 WS_AT(ws_record, entries, 128, 1040);
 WS_AT(ws_record, log, 1216, 13568);
 

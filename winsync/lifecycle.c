@@ -14,31 +14,13 @@
 #include "os/os.h"
 #include "record.h"
 
-#define NAME_MAX_LENGTH 64
-
-static bool valid_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0 || n > NAME_MAX_LENGTH)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-			return false;
-	}
-	return true;
-}
-
 int ws_arena_create(const char *name, uint32_t capacity, ws_arena **arena)
 {
 	struct ws_layout layout;
 	void *base;
 	int ret;
 
-	if (!arena || (name && !valid_name(name)) || capacity > WS_MAX_CAPACITY)
+	if (!arena || (name && !ws_arena_name_valid(name)) || capacity > WS_MAX_CAPACITY)
 		return -EINVAL;
 	ret = ws_futex_init();
 	if (ret)
@@ -68,7 +50,7 @@ int ws_arena_open(const char *name, ws_arena **arena)
 	size_t size;
 	int ret;
 
-	if (!arena || !name || !valid_name(name))
+	if (!arena || !name || !ws_arena_name_valid(name))
 		return -EINVAL;
 	ret = ws_futex_init();
 	if (ret)
@@ -97,7 +79,7 @@ void ws_arena_close(ws_arena *arena)
 
 int ws_arena_unlink(const char *name)
 {
-	if (!name || !valid_name(name))
+	if (!name || !ws_arena_name_valid(name))
 		return -EINVAL;
 	return ws_os_unlink(name);
 }

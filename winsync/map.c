@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PAGE_SIZE 4096u
 #define MIN_SLOTS 32u
+#define NAME_MAX_LENGTH 64
 
 static uint64_t page_align(uint64_t n)
 {
@@ -82,4 +84,20 @@ int ws_layout_attach(void *base, size_t size, bool shared, ws_arena **out)
 	arena->serial = atomic_fetch_add(&serials, 1) + 1;
 	*out = arena;
 	return 0;
+}
+
+bool ws_arena_name_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > NAME_MAX_LENGTH)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
 }

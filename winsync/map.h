@@ -27,4 +27,7 @@ void ws_layout_init(void *base, void *ctx);
  */
 int ws_layout_attach(void *base, size_t size, bool shared, ws_arena **arena);
 
+/* Is `name` a valid name of a shared arena: 1 to 64 of [A-Za-z0-9._-]? */
+bool ws_arena_name_valid(const char *name);
+
 #endif

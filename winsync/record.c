@@ -176,6 +176,7 @@ static bool take(struct ws_robust_head *head, struct ws_record *rec, uint32_t ex
 	if (taken) {
 		WS_FAULT();
 		rec->tid = tid;
+		rec->pid = ws_os_process_id();
 		atomic_store_explicit(&rec->holding, 0, memory_order_relaxed);
 		robust_link(head, rec);
 		WS_FAULT();

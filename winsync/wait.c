@@ -72,6 +72,7 @@ static int plan_wait(const struct ws_wait *wait, bool all, struct wait_plan *pla
 	plan->shape.count = wait->count;
 	plan->shape.entries = wait->count + (wait->alert != 0);
 	plan->shape.all = all;
+	plan->shape.deadline = &plan->deadline;
 	return ws_deadline_make(wait->deadline, wait->flags & WS_WAIT_REALTIME, &plan->deadline);
 }
 

@@ -5,8 +5,27 @@
 
 #include "fault.h"
 
+/*
+ * What an inspector shows of the wait (snapshot.c), bracketed by the serial
+ * it checks: the serial moves first, then the fields, then PENDING.
+ */
+static void describe(struct ws_record *rec, const struct ws_wait_shape *shape)
+{
+	const struct ws_deadline *d = shape->deadline;
+
+	atomic_store_explicit(&rec->wait_serial, ws_get(&rec->wait_serial) + 1,
+			      memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	rec->wait_clock = !d || d->forever		? WS_WAIT_CLOCK_FOREVER :
+			  d->clock == WS_CLOCK_REALTIME ? WS_WAIT_CLOCK_REALTIME :
+							  WS_WAIT_CLOCK_MONOTONIC;
+	rec->wait_deadline = d ? ws_deadline_ns(d) : 0;
+	rec->wait_since = ws_clock_ns(WS_CLOCK_MONOTONIC);
+}
+
 void ws_wait_arm(struct ws_record *rec, const struct ws_wait_shape *shape)
 {
+	describe(rec, shape);
 	atomic_store_explicit(&rec->wake, 0, memory_order_relaxed);
 	rec->wait_owner = shape->owner;
 	rec->count = shape->count;

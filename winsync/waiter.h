@@ -21,6 +21,7 @@
 #define WINSYNC_WAITER_H
 
 #include "arena.h"
+#include "clock.h"
 
 /* record.wake once the wait has been handed something (0 while it sleeps). */
 #define WS_WAKE_DONE WS_FUTEX_OWNER_DIED
@@ -30,6 +31,7 @@ struct ws_wait_shape {
 	uint32_t count;       /* objects */
 	uint32_t entries;     /* count, plus one with an alert */
 	bool all;
+	const struct ws_deadline *deadline; /* NULL: forever (recorded for inspectors) */
 };
 
 static inline uint32_t ws_wait_state(const struct ws_record *rec)

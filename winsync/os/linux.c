@@ -78,7 +78,7 @@ int ws_os_map_create(const char *name, size_t size, void **base,
 	return 0;
 }
 
-int ws_os_map_open(const char *name, void **base, size_t *size)
+static int map_existing(const char *name, bool writable, void **base, size_t *size)
 {
 	char path[128];
 	struct stat st;
@@ -86,7 +86,7 @@ int ws_os_map_open(const char *name, void **base, size_t *size)
 	int fd, ret;
 
 	snprintf(path, sizeof(path), SHM_PREFIX "%s", name);
-	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	/* A symlink, a directory, a socket: not a regular file of ours either. */
 	if (fd < 0)
 		return errno == ELOOP || errno == EISDIR || errno == ENXIO ? -EACCES : -errno;
@@ -103,7 +103,12 @@ int ws_os_map_open(const char *name, void **base, size_t *size)
 		close(fd);
 		return -EACCES;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (st.st_size <= 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+		 MAP_SHARED, fd, 0);
 	ret = p == MAP_FAILED ? -errno : 0;
 	close(fd);
 	if (ret)
@@ -116,6 +121,16 @@ int ws_os_map_open(const char *name, void **base, size_t *size)
 	*base = p;
 	*size = (size_t)st.st_size;
 	return 0;
+}
+
+int ws_os_map_open(const char *name, void **base, size_t *size)
+{
+	return map_existing(name, true, base, size);
+}
+
+int ws_os_map_inspect(const char *name, void **base, size_t *size)
+{
+	return map_existing(name, false, base, size);
 }
 
 void ws_os_unmap(void *base, size_t size)

@@ -35,6 +35,8 @@ int ws_os_map_create(const char *name, size_t size, void **base,
  * unless it is a regular file of the caller's with mode 0600.
  */
 int ws_os_map_open(const char *name, void **base, size_t *size);
+/* The same mapped read-only, for inspectors (snapshot.c): it can never write the arena. */
+int ws_os_map_inspect(const char *name, void **base, size_t *size);
 void ws_os_unmap(void *base, size_t size);
 int ws_os_unlink(const char *name);
 

@@ -103,6 +103,12 @@ int ws_os_map_open(const char *name, void **base, size_t *size)
 	return -ENOTSUP;
 }
 
+int ws_os_map_inspect(const char *name, void **base, size_t *size)
+{
+	(void)name, (void)base, (void)size;
+	return -ENOTSUP;
+}
+
 void ws_os_unmap(void *base, size_t size)
 {
 	(void)size;
