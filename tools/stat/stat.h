@@ -2,7 +2,7 @@
 /*
  * winsync-stat: what a live arena holds, from ws_snapshot_open().  One file
  * per view: text.c (the tables), chains.c (wait chains), json.c (--json),
- * watch.c (--watch), prefix.c (a Wine prefix's arena).
+ * watch.c (--watch), prefix.c (a Wine prefix's arena); names.c names things for all.
  */
 #ifndef WINSYNC_STAT_H
 #define WINSYNC_STAT_H
