@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #ifndef WINSYNC_STAT
@@ -123,6 +124,62 @@ START_TEST(cycle_across_two_processes)
 }
 END_TEST
 
+/*
+ * --wine-prefix finds the arena the way a patched wineserver names it, in
+ * Debian's layout: PREFIX/wineserver names a directory under $TMPDIR that
+ * holds server-DEV-INO (the prefix's), whose own device and inode name the
+ * arena.  Built here by hand, with no Wine.
+ */
+START_TEST(wine_prefix_lookup)
+{
+	char tmp[] = "/tmp/wstest-stat-XXXXXX", prefix[160], server[256], arena[96], cmd[512];
+	static char out[65536];
+	struct stat st;
+	ws_arena *a;
+	ws_handle e;
+	FILE *f;
+	int status;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(prefix, sizeof prefix, "%s/prefix", tmp);
+	ck_assert_int_eq(mkdir(prefix, 0700), 0);
+	ck_assert_int_eq(stat(prefix, &st), 0);
+	f = fopen(strcat(strcpy(server, prefix), "/wineserver"), "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("wine-root\n", f);
+	fclose(f);
+	snprintf(server, sizeof server, "%s/wine-root", tmp);
+	ck_assert_int_eq(mkdir(server, 0700), 0);
+	snprintf(server, sizeof server, "%s/wine-root/server-%llx-%llx", tmp,
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	ck_assert_int_eq(mkdir(server, 0700), 0);
+	ck_assert_int_eq(stat(server, &st), 0);
+	snprintf(arena, sizeof arena, "wine-%llx-%llx", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	ws_arena_unlink(arena);
+	CK_OK(ws_arena_create(arena, 64, &a));
+	CK_OK(ws_event_create(a, true, true, &e));
+
+	snprintf(cmd, sizeof cmd, "env TMPDIR=%s %s --json --wine-prefix %s 2>&1", tmp, WINSYNC_STAT,
+		 prefix);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	out[fread(out, 1, sizeof out - 1, f)] = 0;
+	status = pclose(f);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", out);
+	ck_assert_msg(strstr(out, arena) && strstr(out, "\"signaled\": true"), "%s", out);
+	ws_arena_close(a);
+	ws_arena_unlink(arena);
+	rmdir(server);
+	snprintf(server, sizeof server, "%s/wine-root", tmp);
+	rmdir(server);
+	snprintf(server, sizeof server, "%s/wineserver", prefix);
+	unlink(server);
+	rmdir(prefix);
+	rmdir(tmp);
+}
+END_TEST
+
 START_TEST(usage_and_refusals)
 {
 	char out[4096];
@@ -145,6 +202,7 @@ static Suite *make_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, cycle_across_two_processes);
+	tcase_add_test(tc, wine_prefix_lookup);
 	tcase_add_test(tc, usage_and_refusals);
 	suite_add_tcase(s, tc);
 	return s;
