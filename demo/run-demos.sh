@@ -7,7 +7,8 @@
 #       Wine with the winsync backend (wine/build.sh, wine/run.sh --on)
 # The deterministic demos must print byte-identical output in all of them, and
 # the same as demo/expected/<demo>.txt; the benchmark prints one table.
-# Also checks that winsync.dll refuses cleanly when its Wine check fails.
+# Also checks that winsync.dll refuses cleanly when its Wine check fails, and
+# that its thread handles are signaled when the thread has ended (thread-end).
 # Works on the host and inside the QEMU guest (image/run-guest.sh -- ...).
 #
 #   run-demos.sh [--build DIR] [--prefix DIR] [--out DIR] [--bench-ms N] [--hybrid]
@@ -24,7 +25,8 @@
 #                    its prefix is created too)
 #     --native-only  only (c), against the expected output: no Wine needed
 #     --prefix-only  only create the Wine prefix (timed), then stop
-#     --wine-check-only  only winsync.dll's Wine check: passing, and forced to fail
+#     --wine-check-only  only winsync.dll's own checks: its Wine check (passing,
+#                    and forced to fail) and thread-end.exe
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -203,7 +205,7 @@ if [[ $mode == native ]]; then
   exit
 fi
 
-need "$mingw/winsync.dll" "$mingw/wine-check.exe"
+need "$mingw/winsync.dll" "$mingw/wine-check.exe" "$mingw/thread-end.exe"
 if [[ $mode == all ]]; then
   need "${demos[@]/#/$native/}" "$native/bench"
   for demo in "${demos[@]}" bench; do
@@ -237,6 +239,16 @@ wine_check() {
   fi
   if WINSYNC_WINE_CHECK=fail variant wine-check refuse wine "$mingw/wine-check.exe"; then
     pass wine-check "forced to fail: refuses cleanly ($(grep -m1 '^ws_arena_create:' "$out/wine-check.refuse.txt"), ERROR_NOT_SUPPORTED)"
+  fi
+}
+
+# A winsync.dll thread handle is signaled once the thread has ended (its DLL
+# detach done), as on Windows: not while it still runs, where ExitProcess
+# would kill it.
+thread_end() {
+  echo "-- winsync.dll's thread handles: signaled when the thread has ended"
+  if variant thread-end dll wine "$mingw/thread-end.exe"; then
+    pass thread-end "$(grep -c 'as expected' "$out/thread-end.dll.txt") checks as expected"
   fi
 }
 
@@ -276,6 +288,7 @@ check_imports() {
 
 if [[ $mode == check ]]; then
   wine_check
+  thread_end
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]]
   exit
@@ -311,6 +324,7 @@ fallback_backend
 check_imports
 
 wine_check
+thread_end
 
 echo "-- benchmark (median of 3 rounds of $bench_ms ms)"
 a="$out/bench.a.txt" b="$out/bench.b.txt" c="$out/bench.c.txt" d="$out/bench.d.txt"

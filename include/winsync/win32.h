@@ -27,10 +27,13 @@
  * CREATE_SUSPENDED is not supported (ERROR_INVALID_PARAMETER).
  * SignalObjectAndWait signals, then waits: two steps, not one as in NT.
  * GetLastError is thread-local; in the DLL it is kernel32's own.
+ * In the DLL a thread handle is signaled when the thread has ended, after
+ * its DLL detach, as kernel32's is; GetExitCodeThread then also reports
+ * ExitThread's code.  Natively it is signaled when the thread's start
+ * routine returns or it calls pthread_exit.
  * Not covered (in the DLL they stay kernel32's and do not know winsync's
  * handles): the Create*Ex and Open* functions, DuplicateHandle,
- * MsgWaitForMultipleObjects, ExitThread's exit code (a thread that calls
- * ExitThread still abandons its mutexes and signals its handle in the DLL).
+ * MsgWaitForMultipleObjects.
  */
 #ifndef WINSYNC_WIN32_H
 #define WINSYNC_WIN32_H

@@ -75,6 +75,14 @@ struct ws32_thread {
 	LPTHREAD_START_ROUTINE start;
 	LPVOID parameter;
 	_Atomic DWORD exit_code;
+	/*
+	 * Set by ws32_start_thread before the thread runs when the OS reports
+	 * the thread's real end and the variant then calls ws32_thread_ended
+	 * (kernel32.c); the thread itself does not signal its handle then.
+	 */
+	bool ended_by_os;
+	void *os_handle;            /* the variant's: kernel32.c's thread handle */
+	void *os_wait;              /* the variant's: kernel32.c's wait on it */
 };
 
 /* A thread object with its exit event, holding two references. */
@@ -85,10 +93,13 @@ void ws32_thread_put(struct ws32_thread *thread);
 /* Runs the start routine in the new thread, then ws32_thread_exit(). */
 DWORD ws32_thread_run(struct ws32_thread *thread);
 /*
- * The thread is ending: abandons the mutexes it owns, then signals its handle.
- * Safe to call twice; `tls` may be NULL.
+ * The thread is ending: abandons the mutexes it owns, then signals its handle
+ * (ws32_thread_ended) unless the OS reports its end.  Safe to call twice;
+ * `tls` may be NULL.
  */
 void ws32_thread_exit(struct ws32_tls *tls);
+/* The thread has ended with `exit_code`: signals its handle, drops the thread's reference. */
+void ws32_thread_ended(struct ws32_thread *thread, DWORD exit_code);
 
 /* Records that the calling thread acquired (or fully released) a mutex. */
 void ws32_mutex_acquired(ws_handle mutex);
@@ -103,9 +114,14 @@ void ws32_set_last_error(DWORD error);
 void ws32_clock_now(struct timespec *now);
 /* Gives the processor to another thread, inside a short spin. */
 void ws32_yield(void);
-/* Starts an OS thread running ws32_thread_run(thread). */
+/*
+ * Starts an OS thread running ws32_thread_run(thread); may set
+ * thread->ended_by_os (see struct ws32_thread).
+ */
 bool ws32_start_thread(struct ws32_thread *thread, SIZE_T stack_size, DWORD *thread_id,
 		       DWORD *error);
+/* The thread object is freed: releases what ws32_start_thread kept of the OS thread. */
+void ws32_release_os_thread(struct ws32_thread *thread);
 
 /*
  * Handles winsync did not make: the DLL hands them to kernel32; natively

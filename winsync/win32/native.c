@@ -162,6 +162,11 @@ bool ws32_start_thread(struct ws32_thread *thread, SIZE_T stack_size, DWORD *thr
 	return true;
 }
 
+void ws32_release_os_thread(struct ws32_thread *thread)
+{
+	(void)thread; /* detached: nothing kept */
+}
+
 bool ws32_foreign_close(HANDLE handle, BOOL *result)
 {
 	(void)handle, (void)result;

@@ -7,6 +7,12 @@
  * not yet fully released; when it ends it abandons each one it still owns
  * (ws_mutex_kill), before its handle is signaled, so whoever waited for the
  * thread finds the mutexes abandoned already.
+ *
+ * Under Wine the handle is signaled when the OS thread has really ended
+ * (kernel32.c), as a Windows thread handle is, not when the start routine
+ * returns: a program that waits for its threads and then exits would
+ * otherwise end the process while they still run their exit (DLL detach,
+ * Wine's thread exit), and Wine kills such threads with SIGQUIT.
  */
 #include <stdlib.h>
 
@@ -44,7 +50,15 @@ void ws32_thread_put(struct ws32_thread *thread)
 	if (atomic_fetch_sub_explicit(&thread->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	ws_close(ws32_arena_if_created(), thread->exit_event);
+	ws32_release_os_thread(thread);
 	free(thread);
+}
+
+void ws32_thread_ended(struct ws32_thread *thread, DWORD exit_code)
+{
+	atomic_store_explicit(&thread->exit_code, exit_code, memory_order_relaxed);
+	ws_event_set(ws32_arena_if_created(), thread->exit_event, NULL);
+	ws32_thread_put(thread);
 }
 
 DWORD ws32_thread_run(struct ws32_thread *thread)
@@ -55,12 +69,14 @@ DWORD ws32_thread_run(struct ws32_thread *thread)
 	if (tls)
 		tls->thread = thread;
 	code = thread->start(thread->parameter);
-	atomic_store_explicit(&thread->exit_code, code, memory_order_relaxed);
 	if (!tls) {
-		/* No per-thread state, so no mutexes to abandon: only signal the handle. */
-		ws_event_set(ws32_arena_if_created(), thread->exit_event, NULL);
-		ws32_thread_put(thread);
+		/* No per-thread state, so no mutexes to abandon: only the handle. */
+		if (!thread->ended_by_os)
+			ws32_thread_ended(thread, code);
+		return code;
 	}
+	if (!thread->ended_by_os)
+		atomic_store_explicit(&thread->exit_code, code, memory_order_relaxed);
 	ws32_thread_exit(tls);
 	return code;
 }
@@ -79,10 +95,9 @@ void ws32_thread_exit(struct ws32_tls *tls)
 	tls->owned_count = tls->owned_capacity = 0;
 	thread = tls->thread;
 	tls->thread = NULL;
-	if (thread) {
-		ws_event_set(arena, thread->exit_event, NULL);
-		ws32_thread_put(thread);
-	}
+	if (thread && !thread->ended_by_os)
+		ws32_thread_ended(thread, atomic_load_explicit(&thread->exit_code,
+							       memory_order_relaxed));
 }
 
 void ws32_mutex_acquired(ws_handle mutex)
