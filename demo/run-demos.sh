@@ -245,10 +245,22 @@ wine_check() {
 # A winsync.dll thread handle is signaled once the thread has ended (its DLL
 # detach done), as on Windows: not while it still runs, where ExitProcess
 # would kill it.
+# And a program that exits as soon as its threads' handles are signaled ends
+# after all of them: each writes a line at the very end of its (slow) detach.
 thread_end() {
+  local lines="$out/thread-end.exit.lines" ended
   echo "-- winsync.dll's thread handles: signaled when the thread has ended"
   if variant thread-end dll wine "$mingw/thread-end.exe"; then
     pass thread-end "$(grep -c 'as expected' "$out/thread-end.dll.txt") checks as expected"
+  fi
+  rm -f "$lines"
+  if variant thread-end exit wine "$mingw/thread-end.exe" exit "$lines"; then
+    ended=$(grep -c '^ended' "$lines" 2>/dev/null || true)
+    if [[ $ended -eq 8 ]]; then
+      pass thread-end "exit after the waits: 8 of 8 threads ended before the process"
+    else
+      fail thread-end "exit after the waits: ${ended:-0} of 8 threads ended before the process (the others were killed mid-exit)"
+    fi
   fi
 }
 

@@ -8,15 +8,28 @@
  * would kill them there, with SIGQUIT under Wine).  Windows only: the
  * thread's end is read from kernel32's own handle (OpenThread).
  * Exits with 0 if every check holds.
+ *
+ * `thread-end.exe exit FILE`: EXIT_THREADS threads, each of which takes
+ * EXIT_DETACH_MS in its fiber-local storage callback (which Wine runs at
+ * thread exit outside the loader lock, so that the main thread's exit does
+ * not wait for it) and then writes a line to FILE; the program waits for
+ * their handles and returns at once, so that ExitProcess runs right after
+ * the last handle is signaled.  The caller counts the lines: every thread
+ * must have ended before the process did (with handles signaled too early,
+ * Wine kills the threads still in their exit, with SIGQUIT, and their
+ * lines are missing).
  */
 #include "demo.h"
 
 #define DETACH_MS 300
+#define EXIT_THREADS 8
+#define EXIT_DETACH_MS 100
 
 static int failures;
 static volatile LONG slow_thread;   /* the thread whose detach takes DETACH_MS */
 static volatile LONG detach_done;
 static HANDLE detach_started;
+static HANDLE exit_file;
 
 static void expect(int ok, const char *what)
 {
@@ -56,12 +69,54 @@ static DWORD WINAPI abandons(LPVOID parameter)
 	return WaitForSingleObject((HANDLE)parameter, INFINITE) == WAIT_OBJECT_0 ? 0 : 1;
 }
 
-int main(void)
+/* A thread of the exit mode is ending (its fiber-local value is set). */
+static void WINAPI slow_end(PVOID value)
+{
+	DWORD written;
+
+	if (!value)
+		return;
+	Sleep(EXIT_DETACH_MS);
+	WriteFile(exit_file, "ended\n", 6, &written, NULL);
+}
+
+static DWORD exit_slot;
+
+static DWORD WINAPI marked(LPVOID parameter)
+{
+	(void)parameter;
+	FlsSetValue(exit_slot, (PVOID)1);
+	return 0;
+}
+
+/* The exit mode: returns from main as soon as every thread's handle is signaled. */
+static int exit_after_threads(const char *path)
+{
+	HANDLE threads[EXIT_THREADS];
+
+	exit_file = CreateFileA(path, FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
+				CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+	DEMO_CHECK(exit_file != INVALID_HANDLE_VALUE, "CreateFile %s", path);
+	exit_slot = FlsAlloc(slow_end);
+	DEMO_CHECK(exit_slot != FLS_OUT_OF_INDEXES, "FlsAlloc");
+	for (int i = 0; i < EXIT_THREADS; i++) {
+		threads[i] = CreateThread(NULL, 0, marked, NULL, 0, NULL);
+		DEMO_CHECK(threads[i] != NULL, "CreateThread");
+	}
+	DEMO_CHECK(WaitForMultipleObjects(EXIT_THREADS, threads, TRUE, INFINITE) == WAIT_OBJECT_0,
+		   "wait for the threads");
+	printf("%d threads waited for, exiting\n", EXIT_THREADS);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	HANDLE thread, os_thread, mutex, go;
 	DWORD id, code;
 
 	demo_init();
+	if (argc == 3 && !strcmp(argv[1], "exit"))
+		return exit_after_threads(argv[2]);
 	detach_started = CreateEventA(NULL, TRUE, FALSE, NULL);
 	DEMO_CHECK(detach_started != NULL, "CreateEvent");
 
