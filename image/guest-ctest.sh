@@ -8,6 +8,8 @@
 # missing) is a failure here, unless WINSYNC_GUEST_ALLOW_SKIP=1. The verdict
 # comes from CTest's exit status and its JUnit report (--output-junit).
 set -u
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 build=${1:?usage: guest-ctest.sh BUILD_DIR waitv|multiple}
 backend=${2:?usage: guest-ctest.sh BUILD_DIR waitv|multiple}
 

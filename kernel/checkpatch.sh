@@ -12,6 +12,8 @@
 # file of the patch in a MAINTAINERS entry other than THE REST (DIR must be
 # the patched tree, which has the files); the line then names the entries.
 set -u
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 tree=${1:-$("$here/build.sh" --print-dir)/src}
 [ -x "$tree/scripts/checkpatch.pl" ] || {

@@ -19,6 +19,8 @@
 # FUTEX2_REQUIRE=1 in the environment turns "this kernel lacks the feature"
 # from a skip into a failure: set it when the kernel carries the series.
 set -u
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = --bits ]; then

@@ -3,6 +3,8 @@
 # Fails when groff warns about a page (groff -man -ww -z), or when a function
 # the header exports (WS_API) is named in no page's NAME section.
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 header=$1
 shift
 failed=0

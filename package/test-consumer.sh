@@ -7,6 +7,8 @@
 # the libraries from DIR (not from the build tree or the system).
 # Environment: CC (default cc), WINSYNC_VERSION (checked against the package).
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 
 via="" prefix="" source="" work=""
 while [[ $# -gt 0 ]]; do

@@ -6,6 +6,8 @@
 #   test-deb.sh --build BUILD_DIR --work DIR --consumer DIR
 # Environment: CC, WINSYNC_VERSION (as for test-consumer.sh).
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 build="" work="" consumer=""

@@ -10,6 +10,8 @@
 #     i386        32-bit programs: gcc-multilib, Check for i386, mingw-w64 for i686
 #                 and wine32 (adds dpkg's i386 architecture)
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 ws_install "${@:-core}"

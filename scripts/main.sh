@@ -6,6 +6,8 @@
 # native winsync, with the benchmark table.
 #   scripts/main.sh [winsync-bench arguments]
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh core wine kernel wine-build i386

@@ -5,6 +5,8 @@
 # AddressSanitizer+UBSan and under ThreadSanitizer, and as 32-bit programs
 # (the native32 preset, CTest label i386).
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh core wine kernel docs package wine-build i386

@@ -86,6 +86,33 @@ static void cleanup_named_arenas(void)
 	closedir(d);
 }
 
+/*
+ * --help, before main() (whose signature every test program shares as
+ * main(void)): glibc passes argc and argv to ELF constructors.  Checked
+ * this early so that nothing runs, not even a program's own set-up.
+ */
+__attribute__((constructor)) static void harness_args(int argc, char **argv)
+{
+	if (argc < 2)
+		return;
+	FILE *out = strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? stderr : stdout;
+	fprintf(out,
+		"usage: %s [--help]\n"
+		"A Check test program of winsync: runs its suite, prints Check's summary,\n"
+		"exits 0 when every test passed, 1 when one failed, 77 when the forced\n"
+		"futex backend is missing from the running kernel (a CTest skip).\n"
+		"Environment:\n"
+		"  WINSYNC_BACKEND=waitv|multiple  the futex backend (CTest runs both)\n"
+		"  CK_RUN_SUITE, CK_RUN_CASE       run one suite or test case only\n"
+		"  CK_DEFAULT_TIMEOUT=SEC          Check's per-test timeout\n"
+		"  CK_FORK=no                      run the tests in this process (debuggers)\n"
+		"  WINSYNC_ROBUST_SCALE=PERCENT    the robustness suites' work, in percent of the host's\n"
+		"  WINSYNC_SEED, WINSYNC_FAULT_SCENARIO, WINSYNC_FAULT_POINT\n"
+		"                                  test_fault: repeat one trial it printed\n",
+		argv[0]);
+	exit(out == stdout ? 0 : 2);
+}
+
 int harness_run(Suite *suite)
 {
 	runner_pid = getpid();
