@@ -4,7 +4,8 @@
 #                CMake package (find_package(winsync): winsync::winsync,
 #                winsync::win32), winsync.pc, winsync-win32.pc and the man
 #                pages (man/CMakeLists.txt)
-# The CPack packages (package/cpack.cmake) are these components.
+#   tools        winsync-bench (tests/bench)
+# The Debian packages (debian/*.install) split the same files by path.
 include(CMakePackageConfigHelpers)
 
 set(WINSYNC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/winsync)

@@ -6,7 +6,7 @@
 #     kernel      the patched kernel and the QEMU guest
 #     wine-build  Wine's ntdll and server from Debian's source
 #     docs        groff: the man page check
-#     package     dpkg-dev, file: the Debian packages (cpack -G DEB) and their test
+#     package     dpkg-dev, debhelper, lintian: the Debian packages (debian/) and their test
 #     i386        32-bit programs: gcc-multilib, Check for i386, mingw-w64 for i686
 #                 and wine32 (adds dpkg's i386 architecture)
 set -euo pipefail

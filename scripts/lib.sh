@@ -16,7 +16,8 @@
 #                           prints the patch that did not apply and returns 1
 # Groups: core (library, tests), wine (Wine, mingw-w64: winsync.dll, demos),
 # kernel (the patched kernel and the QEMU guest), wine-build (building Wine's
-# ntdll/server from Debian's source), docs (man page checks), package (cpack DEB),
+# ntdll/server from Debian's source), docs (man page checks, the examples),
+# package (the Debian packages: dpkg-buildpackage, debhelper, lintian),
 # i386 (32-bit programs: gcc -m32, Check for i386, the i686 mingw-w64 compiler
 # for the 32-bit winsync.dll and Wine's 32-bit side to run it; ws_install adds
 # dpkg's i386 architecture first when a group names an :i386 package).
@@ -50,7 +51,7 @@ declare -gA WS_PACKAGE_GROUPS=(
 	[kernel]="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils gcc-multilib busybox-static qemu-system-x86 git make python3 perl"
 	[wine-build]="dpkg-dev autoconf bison flex gcc-mingw-w64-x86-64 libxml-libxml-perl unicode-data khronos-api libvulkan-dev git xz-utils"
 	[docs]="groff-base"
-	[package]="dpkg-dev file"
+	[package]="dpkg-dev debhelper lintian fakeroot file"
 	[i386]="gcc-multilib check:i386 libsubunit-dev:i386 gcc-mingw-w64-i686 wine32:i386"
 )
 
