@@ -4,8 +4,10 @@
  * and WaitForMultipleObjects-style waits, in a shared-memory arena, blocking
  * in futex_waitv.
  *
- * Every function returns 0 or a negative errno value.  A call that fails
- * changes nothing.  Output pointers that only report a previous state may
+ * Every function that returns int returns 0 or a negative errno value (the
+ * others: ws_arena_close and ws_stats_read return nothing, ws_futex_backend
+ * a name, ws_defer_suspend and ws_in_critical_section a bool).  A call that
+ * fails changes nothing.  Output pointers that only report a previous state may
  * be NULL.
  *
  *   -EINVAL    NULL arena or required pointer, bad argument, wrong object type
@@ -338,8 +340,10 @@ WS_API void ws_stats_read(struct ws_stats *stats);
 /*
  * The futex backend in use: "futex_waitv" (syscall 449) or
  * "futex_wait_multiple" (futex op 31, the fallback for kernels without
- * futex_waitv).  WINSYNC_BACKEND=waitv|multiple in the environment forces
- * one; ws_arena_create then fails with -ENOSYS if the kernel lacks it.
+ * futex_waitv), or "none" when there is none: the kernel has neither, or
+ * WINSYNC_BACKEND names one it lacks (ws_arena_create and ws_arena_open fail
+ * with -ENOSYS) or no backend at all (-EINVAL).  WINSYNC_BACKEND=waitv or
+ * futex_waitv, multiple or futex_wait_multiple, forces one.  Never NULL.
  */
 WS_API const char *ws_futex_backend(void);
 

@@ -33,9 +33,10 @@ static int choose(void)
 		return ret;
 	forced = ws_os_getenv("WINSYNC_BACKEND");
 	if (forced && *forced) {
-		if (!strcmp(forced, "waitv"))
+		/* The short names, or the names ws_futex_backend() returns. */
+		if (!strcmp(forced, "waitv") || !strcmp(forced, "futex_waitv"))
 			return have_waitv() ? BACKEND_WAITV : BACKEND_NONE;
-		if (!strcmp(forced, "multiple"))
+		if (!strcmp(forced, "multiple") || !strcmp(forced, "futex_wait_multiple"))
 			return have_wait_multiple() ? BACKEND_MULTIPLE : BACKEND_NONE;
 		return -EINVAL;
 	}

@@ -95,6 +95,6 @@ int ws_arena_set_flags(ws_arena *arena, uint32_t flags)
 const char *ws_futex_backend(void)
 {
 	if (ws_futex_init())
-		return NULL;
+		return "none";
 	return ws_futex_backend_name();
 }
