@@ -110,13 +110,15 @@ has "$runtime" '/libwinsync\.so\.0$'
 has "$win32" '/libwinsync-win32\.so\.0$'
 has "$tools" '^/usr/bin/winsync-bench$'
 has "$tools" '^/usr/share/man/man1/winsync-bench\.1\.gz$'
+has "$tools" '^/usr/bin/winsync-stat$'
+has "$tools" '^/usr/share/man/man1/winsync-stat\.1\.gz$'
 if contents "$runtime" | grep -Eq '\.h$|\.pc$|\.cmake$|\.so$|/man/'; then
   fail "libwinsync0 carries development files"
 fi
 for pattern in '/include/winsync\.h$' '/include/winsync/win32\.h$' '/libwinsync\.so$' \
   '/libwinsync-win32\.so$' '/winsyncConfig\.cmake$' '/winsyncConfigVersion\.cmake$' \
   '/winsyncTargets\.cmake$' '/pkgconfig/winsync\.pc$' '/pkgconfig/winsync-win32\.pc$' \
-  '/man3/ws_wait_any\.3' '/man7/winsync\.7' '/bin/winsync-stat$' '/man1/winsync-stat\.1'; do
+  '/man3/ws_wait_any\.3' '/man7/winsync\.7'; do
   has "$dev" "$pattern"
 done
 # Stripped: the debug information is in the -dbgsym packages.
@@ -124,7 +126,7 @@ mkdir -p "$work/unpacked"
 for p in "$runtime" "$win32" "$tools"; do
   dpkg-deb -x "$p" "$work/unpacked"
 done
-for f in "$work"/unpacked/usr/lib/*/libwinsync*.so.0.* "$work/unpacked/usr/bin/winsync-bench"; do
+for f in "$work"/unpacked/usr/lib/*/libwinsync*.so.0.* "$work"/unpacked/usr/bin/*; do
   if readelf -S "$f" | grep -q '\.debug_info'; then
     fail "$f is not stripped"
   fi
@@ -166,8 +168,10 @@ for via in cmake pkgconfig; do
   "$here/test-consumer.sh" --via "$via" --prefix "$root/usr" --source "$consumer" \
     --work "$work/consumer-$via"
 done
-LD_LIBRARY_PATH=$(dirname "$(find "$root/usr/lib" -name libwinsync.so.0)") \
-  "$root/usr/bin/winsync-bench" --help >/dev/null || fail "the installed winsync-bench does not run"
+for tool in "$root"/usr/bin/*; do
+  LD_LIBRARY_PATH=$(dirname "$(find "$root/usr/lib" -name libwinsync.so.0)") \
+    "$tool" --help >/dev/null || fail "the installed $(basename "$tool") does not run"
+done
 
 dpkg_root --purge winsync-tools libwinsync-dev libwinsync-win32-0 libwinsync0 >"$work/dpkg-purge.log" 2>&1 ||
   { cat "$work/dpkg-purge.log" >&2; fail "dpkg --purge failed"; }
