@@ -74,6 +74,9 @@ unset DISPLAY WAYLAND_DISPLAY
 if [[ $mode == on ]]; then
 	lib=${lib:-$repo/build/default/winsync/libwinsync.so.0}
 	[[ -f $lib ]] || { echo "wine/run.sh: no $lib (build the library, or --lib FILE)" >&2; exit 2; }
+	# The wineserver and ntdll dlopen() it from other directories: a relative
+	# name would not load there, and the backend would quietly stay off.
+	lib=$(realpath "$lib")
 	export WINEWINSYNC=1 WINEWINSYNC_LIBRARY=$lib
 else
 	unset WINEWINSYNC WINEWINSYNC_LIBRARY

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The order of a socket event's signals (issue 23; ws2_32_test sock.c:6667).
+ * Stock Wine makes every sync call a request, which the server reads after
+ * the work it has pending; with the backend a client waits on and resets
+ * events in process, so the server's pending work must not land after
+ * calls it used to precede.
+ *
+ * WSAEventSelect() of FD_READ | FD_WRITE on a connected socket whose
+ * FD_READ is pending signals the event at once; Wine's server finds
+ * FD_WRITE when its poll loop sees the socket writable, and signals again.
+ * Stock Wine handles that readiness before the client's next request (epoll
+ * reports the socket first: it was ready before the reply); in process,
+ * WSAEnumNetworkEvents()'s ResetEvent() may come first, the late signal sets
+ * the event again, and it stays signaled with no network event pending (a
+ * spurious wake-up of every WSAEventSelect() loop).
+ *
+ * Each round, on a new connection: WSAEnumNetworkEvents() must report both
+ * events (Windows records FD_WRITE of a writable socket within
+ * WSAEventSelect()), and the event must then stay reset, also 5 ms later.
+ * (Timers are not affected: stock Wine does not run a timer that is due
+ * before the client's next request either; a timer set 100 ns ahead was
+ * unsignaled at a zero wait right after SetWaitableTimer in 198 of 200
+ * tries with the backend off.)
+ * Prints the counts, "N passed, N failed"; exits with the failures.
+ */
+#include <winsock2.h>
+#include <windows.h>
+#include <stdio.h>
+
+#define ROUNDS 500
+
+static int passed, failed;
+
+static void check(int ok, const char *what)
+{
+	printf("%s: %s\n", ok ? "ok" : "FAILED", what);
+	fflush(stdout);
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+static SOCKET listener;
+static struct sockaddr_in addr;
+
+static int connect_pair(SOCKET *client, SOCKET *server)
+{
+	*client = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+	if (*client == INVALID_SOCKET)
+		return 0;
+	if (connect(*client, (struct sockaddr *)&addr, sizeof(addr))) {
+		closesocket(*client);
+		return 0;
+	}
+	*server = accept(listener, NULL, NULL);
+	if (*server == INVALID_SOCKET) {
+		closesocket(*client);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_socket_events(void)
+{
+	int len = sizeof(addr), round, setup = 0, missed = 0, wrong = 0, spurious = 0;
+	HANDLE event = CreateEventA(NULL, TRUE, FALSE, NULL);
+	WSANETWORKEVENTS events;
+	SOCKET client, server;
+	char line[200];
+
+	listener = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (listener == INVALID_SOCKET || bind(listener, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    getsockname(listener, (struct sockaddr *)&addr, &len) || listen(listener, 1) || !event) {
+		check(0, "a listening socket on the loopback interface");
+		return;
+	}
+
+	for (round = 0; round < ROUNDS; round++) {
+		if (!connect_pair(&client, &server)) {
+			setup++;
+			break;
+		}
+		/* FD_READ recorded and signaled, not enumerated: it stays pending */
+		if (WSAEventSelect(server, event, FD_READ) || send(client, "x", 1, 0) != 1 ||
+		    WaitForSingleObject(event, 5000) != WAIT_OBJECT_0) {
+			setup++;
+			goto next;
+		}
+		/* signals at once (FD_READ pending); FD_WRITE is new: the socket is writable */
+		if (WSAEventSelect(server, event, FD_READ | FD_WRITE) ||
+		    WaitForSingleObject(event, 5000) != WAIT_OBJECT_0) {
+			missed++;
+			goto next;
+		}
+		if (WSAEnumNetworkEvents(server, event, &events)) {
+			setup++;
+			goto next;
+		}
+		if (events.lNetworkEvents != (FD_READ | FD_WRITE))
+			wrong++;
+		/* nothing new happens now: the event must stay reset, also a moment later */
+		if (WaitForSingleObject(event, 0) != WAIT_TIMEOUT)
+			spurious++;
+		else {
+			Sleep(5);
+			if (WaitForSingleObject(event, 0) != WAIT_TIMEOUT)
+				spurious++;
+		}
+next:
+		closesocket(client);
+		closesocket(server);
+		ResetEvent(event);
+	}
+	closesocket(listener);
+	CloseHandle(event);
+
+	snprintf(line, sizeof(line), "%d rounds of loopback connections set up", round);
+	check(!setup && round == ROUNDS, line);
+	snprintf(line, sizeof(line), "WSAEventSelect with FD_READ pending signaled the event: %d of %d rounds missed it",
+		 missed, round);
+	check(!missed, line);
+	snprintf(line, sizeof(line), "WSAEnumNetworkEvents reported FD_READ | FD_WRITE: wrong in %d of %d rounds",
+		 wrong, round);
+	check(!wrong, line);
+	snprintf(line, sizeof(line), "the event stayed reset after WSAEnumNetworkEvents: signaled again in %d of %d rounds",
+		 spurious, round);
+	check(!spurious, line);
+}
+
+int main(void)
+{
+	WSADATA data;
+
+	if (WSAStartup(MAKEWORD(2, 2), &data)) {
+		check(0, "WSAStartup");
+	} else {
+		test_socket_events();
+		WSACleanup();
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed;
+}
