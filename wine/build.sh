@@ -1,8 +1,9 @@
 #!/bin/bash
 # Builds Wine's ntdll, wineserver and loader with the winsync backend, from
 # Debian's wine source package (the version of the installed wine64), plus
-# Wine's kernel32 and ntdll conformance tests.  Only what the hybrid tree
-# needs is built: every other DLL comes from the installed Wine.
+# the Wine conformance test programs CTest runs (test_dirs below).  Only what
+# the hybrid tree needs is built: every other DLL comes from the installed
+# Wine.
 #
 #   wine/build.sh              build (or reuse) the patched tree
 #   wine/build.sh --print-dir  print the tree's directory and exit
@@ -62,6 +63,21 @@ done
 srcver=$(dpkg-query -W -f='${Version}' wine64)
 wine_libdir=/usr/lib/x86_64-linux-gnu/wine
 [[ -f $wine_libdir/x86_64-windows/kernel32.dll ]] || die "no installed 64-bit Wine in $wine_libdir"
+
+# Wine's conformance test programs that CTest runs (wine/CMakeLists.txt,
+# wine/units.txt): kernel32 and ntdll, and the DLLs built on waits whose
+# tests Debian's package does not ship.  They depend on the source version
+# only and are cached apart (<cache>/tests/<version>).
+test_dirs=(dlls/kernel32/tests dlls/ntdll/tests dlls/kernelbase/tests dlls/ws2_32/tests
+	dlls/rpcrt4/tests dlls/ole32/tests dlls/combase/tests dlls/advapi32/tests
+	programs/services/tests dlls/ucrtbase/tests dlls/msvcr100/tests dlls/msvcr120/tests
+	dlls/msvcp120/tests dlls/msvcp140/tests dlls/concrt140/tests dlls/vcomp/tests
+	dlls/threadpoolwinrt/tests dlls/rtworkq/tests)
+# dlls/NAME/tests builds NAME_test.exe, programs/NAME/tests NAME.exe_test.exe
+test_exe() {
+	local d=${1%/tests}
+	if [[ $d == programs/* ]]; then echo "${d#programs/}.exe_test.exe"; else echo "${d#dlls/}_test.exe"; fi
+}
 
 mapfile -t patches < <(find "$here/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 	! -name '0000-*' 2>/dev/null | sort)
@@ -127,12 +143,14 @@ fi
 log "preparing the tree: tests back in configure.ac, generated files"
 (
 	cd "$src"
-	# Debian drops these two test directories (and the generated.c of all tests).
-	sed -i -e 's|^WINE_CONFIG_MAKEFILE(dlls/kernel32)$|&\nWINE_CONFIG_MAKEFILE(dlls/kernel32/tests)|' \
-		-e 's|^WINE_CONFIG_MAKEFILE(dlls/ntdll)$|&\nWINE_CONFIG_MAKEFILE(dlls/ntdll/tests)|' configure.ac
-	grep -q 'dlls/kernel32/tests' configure.ac && grep -q 'dlls/ntdll/tests' configure.ac ||
-		die "could not re-enable the kernel32 and ntdll tests in configure.ac"
-	sed -i '/generated\.c/d' dlls/kernel32/tests/Makefile.in dlls/ntdll/tests/Makefile.in
+	# Debian drops some test directories from configure.ac (kernel32, ntdll,
+	# rpcrt4, ...) and the generated.c of all tests: put ours back.
+	for d in "${test_dirs[@]}"; do
+		grep -q "^WINE_CONFIG_MAKEFILE($d)\$" configure.ac ||
+			sed -i "s|^WINE_CONFIG_MAKEFILE(${d%/tests})\$|&\\nWINE_CONFIG_MAKEFILE($d)|" configure.ac
+		grep -q "^WINE_CONFIG_MAKEFILE($d)\$" configure.ac || die "could not enable $d in configure.ac"
+		sed -i '/generated\.c/d' "$d/Makefile.in"
+	done
 	cp /usr/share/autoconf/build-aux/config.sub /usr/share/autoconf/build-aux/config.guess tools/
 	# The core's API, which the patched server and ntdll include (they dlopen the library).
 	cp "$repo/include/winsync.h" include/
@@ -190,11 +208,17 @@ mk() {
 mk ntdll-server-loader dlls/ntdll/all server/wineserver loader/wine64 loader/wine64-preloader loader/wine.inf
 
 tests=$cache/tests/$srcver
-if [[ ! -f $tests/kernel32_test.exe || ! -f $tests/ntdll_test.exe ]]; then
-	mk tests dlls/kernel32/tests/all dlls/ntdll/tests/all
+missing=()
+for d in "${test_dirs[@]}"; do
+	[[ -f $tests/$(test_exe "$d") ]] || missing+=("$d")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+	mk tests "${missing[@]/%//all}"
 	mkdir -p "$tests.tmp"
-	cp "$obj/dlls/kernel32/tests/x86_64-windows/kernel32_test.exe" \
-		"$obj/dlls/ntdll/tests/x86_64-windows/ntdll_test.exe" "$tests.tmp/"
+	[[ -d $tests ]] && cp "$tests"/*.exe "$tests.tmp/"
+	for d in "${missing[@]}"; do
+		cp "$obj/$d/x86_64-windows/$(test_exe "$d")" "$tests.tmp/"
+	done
 	rm -rf "$tests" && mv "$tests.tmp" "$tests"
 else
 	log "test programs cached: $tests"
