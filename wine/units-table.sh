@@ -2,8 +2,9 @@
 # Runs the units of wine/units.txt with the winsync backend off and on
 # (wine/compare-tests.sh each) and prints the off/on table of wine/README.md.
 #
-#   wine/units-table.sh [--lib FILE] [--out DIR] [--sets LIST] [--runs N] [MODULE...]
+#   wine/units-table.sh [--lib FILE] [--out DIR] [--sets LIST] [--runs N] [--timeout S] [MODULE...]
 #     --sets LIST   comma-separated sets of units.txt (default exact,ci,full)
+#     --timeout S   per run of a unit (default: wine/compare-tests.sh's)
 #     --runs N      runs per mode for every unit (default: units.txt's column)
 #     --out DIR     where the outputs go (default: a temporary directory)
 #     MODULE...     only these modules
@@ -14,13 +15,14 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-lib_args=()
+pass=()
 out=""
 sets=exact,ci,full
 runs=""
 while [[ $# -gt 0 ]]; do
 	case "$1" in
-	--lib) lib_args=(--lib "$2"); shift 2 ;;
+	--lib) pass+=(--lib "$2"); shift 2 ;;
+	--timeout) pass+=(--timeout "$2"); shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--sets) sets=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
@@ -41,7 +43,7 @@ while read -r module unit set unit_runs; do
 	[[ $modules == "  " || $modules == *" $module "* ]] || continue
 	start=$(date +%s)
 	status=0
-	result=$("$here/compare-tests.sh" "${lib_args[@]}" --runs "${runs:-$unit_runs}" \
+	result=$("$here/compare-tests.sh" "${pass[@]}" --runs "${runs:-$unit_runs}" \
 		--out "$out/$module-$unit" "$module" "$unit" 2>&1) || status=$?
 	secs=$(($(date +%s) - start))
 	echo "$result"
