@@ -48,26 +48,37 @@ static DWORD WINAPI server_waiter(void *arg)
 	return 0;
 }
 
-/* Starts a waiter on {notify, target}, lets it block, signals, checks. */
+static void do_set(void) { SetEvent(target); }
+static void do_pulse(void) { PulseEvent(target); }
+static void do_release_sem(void) { ReleaseSemaphore(target, 1, NULL); }
+static void do_release_mutex(void) { ReleaseMutex(target); }
+
+/* Starts a waiter on {notify, target}, lets it block, signals, checks.  A
+ * pulse finds no waiter when the thread is not in its wait yet (200 ms were
+ * not always enough on a loaded machine): it is repeated until the wait
+ * ends, up to 10 s; a pulse that never reaches a server wait still fails. */
 static void server_wait_case(const char *what, void (*signal)(void), DWORD expected)
 {
 	char line[160];
-	HANDLE thread = CreateThread(NULL, 0, server_waiter, NULL, 0, NULL);
+	HANDLE thread;
 	DWORD done;
+	int tries;
 
+	result = WAIT_FAILED;  /* not the previous case's, if the wait does not end */
+	waited_ms = 0;
+	thread = CreateThread(NULL, 0, server_waiter, NULL, 0, NULL);
 	Sleep(200);
 	signal();
-	done = WaitForSingleObject(thread, 10000);
+	done = WaitForSingleObject(thread, signal == do_pulse ? 200 : 10000);
+	for (tries = 1; done == WAIT_TIMEOUT && signal == do_pulse && tries < 50; tries++) {
+		signal();
+		done = WaitForSingleObject(thread, 200);
+	}
 	snprintf(line, sizeof(line), "%s wakes a server wait (result %lu, %lu ms)", what,
 		 (unsigned long)result, (unsigned long)waited_ms);
 	check(done == WAIT_OBJECT_0 && result == expected && waited_ms < 10000, line);
 	CloseHandle(thread);
 }
-
-static void do_set(void) { SetEvent(target); }
-static void do_pulse(void) { PulseEvent(target); }
-static void do_release_sem(void) { ReleaseSemaphore(target, 1, NULL); }
-static void do_release_mutex(void) { ReleaseMutex(target); }
 
 static void test_server_waits(void)
 {
@@ -110,18 +121,29 @@ static void CALLBACK apc(ULONG_PTR arg)
 	InterlockedExchange(&apc_ran, (LONG)arg);
 }
 
+static HANDLE alertable_ready;
+
 static DWORD WINAPI alertable_waiter(void *event)
 {
+	SetEvent(alertable_ready);
 	return WaitForSingleObjectEx(event, 20000, TRUE);
 }
 
 static void test_alertable(void)
 {
 	HANDLE event = CreateEventA(NULL, TRUE, FALSE, NULL);
-	HANDLE thread = CreateThread(NULL, 0, alertable_waiter, event, 0, NULL);
+	HANDLE thread;
 	DWORD code = 0;
 
-	Sleep(200);
+	/* An APC queued before the thread runs its start routine runs at its
+	 * start, not in the wait (a 200 ms sleep was not always enough on a
+	 * loaded machine): queue it once the thread is at its wait.  Either it
+	 * is pending when the wait starts or it interrupts the wait; both end
+	 * the wait with WAIT_IO_COMPLETION. */
+	alertable_ready = CreateEventA(NULL, FALSE, FALSE, NULL);
+	thread = CreateThread(NULL, 0, alertable_waiter, event, 0, NULL);
+	WaitForSingleObject(alertable_ready, INFINITE);
+	Sleep(50);
 	check(QueueUserAPC(apc, thread, 42) != 0, "QueueUserAPC");
 	check(WaitForSingleObject(thread, 10000) == WAIT_OBJECT_0, "the alertable wait ended");
 	GetExitCodeThread(thread, &code);
@@ -129,6 +151,7 @@ static void test_alertable(void)
 	check(SleepEx(0, TRUE) == 0, "no APC left");
 	CloseHandle(thread);
 	CloseHandle(event);
+	CloseHandle(alertable_ready);
 }
 
 /* --- suspension of busy threads ------------------------------------------------ */
