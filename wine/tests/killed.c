@@ -37,6 +37,9 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "child")) {
 		HANDLE never = CreateEventA(NULL, TRUE, FALSE, NULL);
 
+		/* the backend loads at the first call it serves: before "ready",
+		 * or the parent's TerminateProcess can come while it loads */
+		WaitForSingleObject(never, 0);
 		ready = OpenEventA(EVENT_MODIFY_STATE, FALSE, "winsync-killed-ready");
 		SetEvent(ready);
 		WaitForSingleObject(never, INFINITE);
@@ -50,6 +53,7 @@ int main(int argc, char **argv)
 		check(0, "CreateProcess of the child");
 	} else {
 		check(WaitForSingleObject(ready, 10000) == WAIT_OBJECT_0, "the child waits on an event");
+		Sleep(100);  /* in its wait, most likely */
 		check(TerminateProcess(pi.hProcess, 42), "TerminateProcess");
 		check(WaitForSingleObject(pi.hProcess, 10000) == WAIT_OBJECT_0 &&
 			      GetExitCodeProcess(pi.hProcess, &code) && code == 42,
