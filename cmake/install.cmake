@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # What `cmake --install` puts in the prefix, by component:
 #   runtime      libwinsync.so.0, libwinsync-win32.so.0 (Windows: winsync.dll)
 #   development  the headers, the .so links (Windows: libwinsync.dll.a), the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs every demo three ways and compares them:
 #   (a) <demo>-kernel32.exe under Wine: Wine's own objects (wineserver)
 #   (b) <demo>-winsync.exe  under Wine: winsync.dll
@@ -49,7 +50,7 @@ while [[ $# -gt 0 ]]; do
     --native-only) mode=native; shift ;;
     --prefix-only) mode=prefix; shift ;;
     --wine-check-only) mode=check; shift ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-demos.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Run one command in a QEMU guest booted on the kernel of kernel/build.sh.
 #
 #   image/run-guest.sh [options] -- COMMAND [ARG...]
@@ -45,7 +46,7 @@ verbose=0
 extra_env=()
 keep_dirs=()
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "run-guest.sh: $*" >&2; exit 126; }
 
 while [ $# -gt 0 ]; do

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash
 # Shared by winsync's shell scripts: source it, do not run it.
 #   ws_cache_dir            the build cache (kernel, Wine, Wine prefix): $WINSYNC_CACHE,

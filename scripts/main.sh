@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The main job: builds everything (winsync, its tests and benchmark, the
 # Win32 layer, winsync.dll and the demos with mingw-w64, the patched kernel),
 # runs the core benchmark on the host, then boots the QEMU guest and prints

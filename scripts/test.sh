@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Every test: the native suite, Wine's own tests on Wine with the winsync
 # backend off and on, and the QEMU guest tests (CTest labels `native`,
 # `wine` and `guest`), then the native suite again under
