@@ -4,7 +4,12 @@
  * no lock, of fields any writer may be changing.  Everything an inspector
  * needs to know about how objects are locked and how entries mark their
  * queue is here, so that a change of the layout's locking (a lock word per
- * object, flags in entry words) is a change of this file alone.
+ * object, flags in entry words) is a change of this file alone.  For
+ * layout 4 (a lock word per object): an object is also busy while its
+ * lock word is held; the lock words are the arena's and then each
+ * object's (1 + slots); an entry's generation is `linked` without
+ * WS_ENTRY_ALL.  (snapshot.c already reads a pending wait whose entries
+ * are not all linked yet as one still being queued, and reads it again.)
  */
 #ifndef WINSYNC_VIEW_H
 #define WINSYNC_VIEW_H
