@@ -5,9 +5,10 @@
 #   docs/check-spdx.sh SOURCE_DIR
 # Not asked: markdown and JSON (no comment syntax of their own), data files
 # (expected outputs), LICENSE, debian/ (debian/copyright covers it), the
-# patch series (each patch is in its target's licence), and three files whose
-# whole text is a cache key (kernel/build.sh, kernel/winsync.config,
-# wine/build.sh: a new line would rebuild every cached kernel and Wine).
+# patch series (each patch is in its target's licence), and the files whose
+# whole text is a cache key (kernel/build.sh, the kernel config fragments
+# kernel/*.config, wine/build.sh: a new line would rebuild every cached
+# kernel and Wine).
 set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 src=$(cd "${1:?usage: check-spdx.sh SOURCE_DIR}" && pwd)
@@ -15,7 +16,7 @@ missing=0 checked=0
 while IFS= read -r f; do
 	rel=${f#"$src"/}
 	case "$rel" in
-	kernel/build.sh | kernel/winsync.config | wine/build.sh) continue ;;
+	kernel/build.sh | kernel/*.config | wine/build.sh) continue ;;
 	esac
 	checked=$((checked + 1))
 	if ! head -3 "$f" | grep -q 'SPDX-License-Identifier: '; then
