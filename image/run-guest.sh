@@ -23,6 +23,7 @@
 #                   guest must see anyway (this repository, the working
 #                   directory and the cache are kept without asking)
 #   --console       print the kernel console after the run
+#   --append ARGS   more kernel command line (e.g. print-fatal-signals=1)
 #   -v, --verbose   print the qemu command line and the boot time
 #
 # Passed from the environment: PATH HOME USER LANG LC_ALL TZ TERM, and every
@@ -45,6 +46,7 @@ console=0
 verbose=0
 extra_env=()
 keep_dirs=()
+more_append=""
 
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "run-guest.sh: $*" >&2; exit 126; }
@@ -59,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--env) extra_env+=("$2"); shift 2 ;;
 	--keep) keep_dirs+=("$(cd "$2" && pwd)") || die "no directory $2"; shift 2 ;;
 	--console) console=1; shift ;;
+	--append) more_append="$more_append $2"; shift 2 ;;
 	-v | --verbose) verbose=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -151,6 +154,7 @@ else
 fi
 append="console=ttyS0 loglevel=4 panic=-1 oops=panic rdinit=/init winsync.job=$jobdir/job.sh"
 [ -n "$keep" ] && append="$append winsync.keep=$keep"
+append="$append$more_append"
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	"${accel[@]}" -smp 2 -m "${mem}M"
 	-object "memory-backend-ram,id=m0,size=${half}M" -numa "node,nodeid=0,cpus=0,memdev=m0"
