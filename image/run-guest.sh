@@ -17,7 +17,8 @@
 #   --kernel FILE   bzImage to boot (default: the patched build of
 #                   kernel/build.sh, which must have run)
 #   --unpatched     boot the --unpatched build of kernel/build.sh instead
-#   --kvm           use KVM (does not work on every machine: see FACTS)
+#   --kvm           use KVM (on some hosts QEMU aborts with "failed to set MSR
+#                   0x10a" or hangs at boot with it: leave it off there)
 #   --env NAME[=VALUE]  pass one more environment variable (repeatable)
 #   --keep DIR      a host directory under /tmp, /dev/shm or /run that the
 #                   guest must see anyway (this repository, the working

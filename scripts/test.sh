@@ -9,28 +9,34 @@ set -euo pipefail
 # --help: the comment above, and nothing done.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+source scripts/lib.sh
 
 scripts/deps.sh core wine kernel docs package wine-build i386
 jobs=$(nproc)
 
-step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
+step() { ws_step "$@"; }
 
-step "default build: native, wine and guest tests"
+step "default build"
 cmake --preset default
 cmake --build --preset default -j "$jobs"
 # Built here, not only in CTest's wine-build, so that its progress shows.
 step "Wine with the winsync backend (wine/build.sh, cached)"
 wine/build.sh
+step "default tests: native, wine, guest (with the kernel build), package, docs"
 ctest --preset default
 
 for preset in asan tsan; do
-  step "$preset build: native tests"
+  step "$preset build"
   cmake --preset "$preset"
   cmake --build --preset "$preset" -j "$jobs"
+  step "$preset tests"
   ctest --preset "$preset"
 done
 step "native32 build: the native suite as 32-bit programs"
 cmake --preset native32
 cmake --build --preset native32 -j "$jobs"
 ctest --preset native32
-step "all tests passed"
+# The figures of docs/figures.md come from this table.
+ws_steps_table build/timings-test.md
+echo "all tests passed"
