@@ -14,9 +14,22 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Suspension, per thread: signals seen, deferred, hooks run, and anything inconsistent. */
-static _Thread_local uint32_t t_deferred, t_hooks, t_immediate, t_mismatch, t_hook_in_cs;
+/*
+ * Suspension, per thread: a deferral is pending until the hook runs (several
+ * deferrals in one critical section may share one hook), and anything
+ * inconsistent is counted.
+ */
+static _Thread_local uint32_t t_pending, t_deferred, t_immediate, t_hooks, t_spurious, t_mismatch;
+static _Thread_local uint32_t t_hook_in_cs;
 static _Thread_local unsigned t_seed;
+
+/* A suspension's length: mostly a moment, sometimes long enough for others to do much. */
+static long suspension_us(void)
+{
+	unsigned r = (unsigned)rand_r(&t_seed);
+
+	return r % 10 ? (long)(r >> 8) % 20 : 200 + (long)(r >> 8) % 1800;
+}
 
 static void pause_us(long us)
 {
@@ -36,9 +49,10 @@ static void on_suspend(int sig)
 		t_mismatch++;
 	if (deferred) {
 		t_deferred++;
+		t_pending = 1;
 	} else {
 		t_immediate++;
-		pause_us(rand_r(&t_seed) % 50); /* "suspended": holding nothing, as promised */
+		pause_us(suspension_us()); /* "suspended": holding nothing, as promised */
 	}
 	errno = saved;
 }
@@ -47,8 +61,11 @@ static void suspend_hook(void)
 {
 	if (ws_in_critical_section())
 		t_hook_in_cs++;
+	if (!t_pending)
+		t_spurious++;
+	t_pending = 0;
 	t_hooks++;
-	pause_us(rand_r(&t_seed) % 50);
+	pause_us(suspension_us());
 }
 
 void rt_suspend_setup(void)
@@ -71,13 +88,13 @@ void rt_signal_thread(pid_t pid, pid_t tid)
 /* Between calls: every deferred suspension has run its hook, each at the right time. */
 void rt_suspend_verify(struct rt_ctx *c)
 {
-	if (t_hooks != t_deferred || t_mismatch || t_hook_in_cs) {
+	if (t_pending || t_spurious || t_mismatch || t_hook_in_cs) {
 		rt_fail(c, "suspension: ws_defer_suspend and the hook disagree",
-			"deferred %u, hooks run %u, handler saw ws_defer_suspend != "
-			"ws_in_critical_section %u times, hook inside a critical section %u times",
-			t_deferred, t_hooks, t_mismatch, t_hook_in_cs);
-		t_hooks = t_deferred;
-		t_mismatch = t_hook_in_cs = 0;
+			"a deferral without its hook after the call: %u; hooks without a deferral %u "
+			"(deferred %u, hooks %u); ws_defer_suspend != ws_in_critical_section %u times; "
+			"hook inside a critical section %u times",
+			t_pending, t_spurious, t_deferred, t_hooks, t_mismatch, t_hook_in_cs);
+		t_pending = t_spurious = t_mismatch = t_hook_in_cs = 0;
 	}
 }
 
@@ -90,7 +107,9 @@ int rt_check_arena(struct rt_ctx *c, ws_arena *a, const char *when)
 	report[0] = 0;
 	rc = ws_arena_check(a, report, sizeof report);
 	rt_end(c, op, rc);
-	snprintf(line, sizeof line, "ws_arena_check (%s): %s%s%s\n", when, rt_errname(rc),
+	if (rc == 0 && !when)
+		return 0;
+	snprintf(line, sizeof line, "ws_arena_check (%s): %s%s%s\n", when ? when : "", rt_errname(rc),
 		 report[0] ? ": " : "", report);
 	if (write(2, line, strlen(line)) < 0)
 		return rc;
@@ -265,7 +284,7 @@ static void op_arena_life(struct rt_ctx *c)
 			rt_expect(c, op, rc, B(RC_ENOSPC), "second object in an arena of capacity 1");
 		}
 	}
-	rt_check_arena(c, a, "a fresh arena") == 0 ? (void)0 :
+	if (rt_check_arena(c, a, NULL))
 		rt_fail(c, "ws_arena_check: a fresh arena is inconsistent", "capacity %u", cap);
 	if (b) {
 		op = rt_begin(c, C_ARENA_CLOSE);

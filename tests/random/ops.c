@@ -728,21 +728,41 @@ void rt_op(struct rt_ctx *c, enum rt_kind kind)
 	}
 }
 
-void rt_actor_run(struct rt_ctx *c)
+/*
+ * Swarm testing: each actor leaves out some kinds of operation and favours
+ * others, so that some actors only read while others only close, say: races
+ * a uniform mix makes rare become common, and no two actors are alike.
+ */
+static void swarm(struct rt_ctx *c)
 {
 	const struct rt_mode *m = &rt_shm->mode;
 	uint32_t total = 0;
 
+	while (!total) {
+		for (int k = 0; k < RT_OPKINDS; k++) {
+			uint32_t r = rt_below(&c->rng, 10);
+
+			c->weight[k] = m->weight[k] * (r < 2 ? 0 : r < 7 ? 1 : 5);
+			total += c->weight[k];
+		}
+	}
+}
+
+void rt_actor_run(struct rt_ctx *c)
+{
+	uint32_t total = 0;
+
+	swarm(c);
 	for (int k = 0; k < RT_OPKINDS; k++)
-		total += m->weight[k];
+		total += c->weight[k];
 	while (!atomic_load_explicit(&rt_shm->stop, memory_order_relaxed)) {
 		uint32_t pick = rt_below(&c->rng, total);
 		int k = 0;
 
 		if (c->resync)
 			rt_resync(c);
-		while (pick >= m->weight[k])
-			pick -= m->weight[k++];
+		while (pick >= c->weight[k])
+			pick -= c->weight[k++];
 		rt_op(c, (enum rt_kind)k);
 		rt_suspend_verify(c);
 		/* Held mutexes block everyone else: let them go now and then. */

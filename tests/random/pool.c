@@ -267,6 +267,16 @@ static void probe_abandoned(struct rt_ctx *c, struct rt_pool_obj *p, uint32_t de
 	op->out[0] = index;
 	rt_end(c, op, rc);
 	if (rc == -ETIMEDOUT) {
+		uint32_t serial = (dead_owner - RT_OWNER_BASE) >> 2;
+
+		for (int i = 0; i < RT_MAX_ACTORS; i++) {
+			if (atomic_load(&rt_shm->actors[i].serial) == serial) {
+				rt_lock(&rt_shm->print_lock);
+				fprintf(stderr, "\nthe dead owner's actor:\n");
+				rt_print_ring(&rt_shm->actors[i], 2);
+				rt_unlock(&rt_shm->print_lock);
+			}
+		}
 		rt_fail(c, "a mutex whose owner died was never abandoned",
 			"pool mutex %#x still owned by %#x (its actor is gone) after a 2 s wait",
 			p->h, dead_owner);

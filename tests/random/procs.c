@@ -651,7 +651,7 @@ int rt_run(const char *self)
 	rt_suspend_setup();
 	signal(SIGPIPE, SIG_IGN);
 	coord_slot = rt_actor_alloc();
-	if (rt_actor_setup(&k->c, coord_slot, proc_arena, true) ||
+	if (rt_actor_setup(&k->c, coord_slot, proc_arena, false) ||
 	    rt_pool_create(&k->c, m->pool_events, m->pool_sems, m->pool_mutexes, &k->c.rng)) {
 		ws_arena_unlink(rt_shm->arena_name);
 		return 2;

@@ -138,6 +138,7 @@ struct rt_oprec *rt_begin(struct rt_ctx *c, enum rt_call call)
 	op->call = (uint16_t)call;
 	op->nb = c->nb && c->cur == c->nb;
 	op->nobj = 0;
+	op->pad = 0;
 	memset(op->a, 0, sizeof op->a);
 	memset(op->out, 0, sizeof op->out);
 	__atomic_store_n(&op->timeout_us, 0, __ATOMIC_RELAXED);
@@ -146,9 +147,46 @@ struct rt_oprec *rt_begin(struct rt_ctx *c, enum rt_call call)
 	return op;
 }
 
+/*
+ * Through a NONBLOCK pointer no call sleeps on another thread's critical
+ * section: none lasts much longer than its own deadline (children are
+ * stopped for up to 1.5 s, so a call that waited for one shows).
+ */
+#define NONBLOCK_SLACK_NS 300000000ull
+
+static void check_nonblock_time(struct rt_ctx *c, const struct rt_oprec *op, int rc);
+
+void rt_returned(struct rt_ctx *c, struct rt_oprec *op, int rc)
+{
+	if (op->nb && !op->pad) {
+		op->pad = 1;
+		check_nonblock_time(c, op, rc);
+	}
+}
+
+static void check_nonblock_time(struct rt_ctx *c, const struct rt_oprec *op, int rc)
+{
+	uint64_t took = rt_now_ns() - rt_shm->start_ns - op->t_ns, limit = NONBLOCK_SLACK_NS;
+	int32_t timeout = op->timeout_us;
+
+	if (op->call == C_WAIT_ANY || op->call == C_WAIT_ALL) {
+		if (timeout == -1)
+			return; /* no deadline */
+		if (timeout > 0)
+			limit += (uint64_t)timeout * 1000u;
+	}
+	if (took > limit)
+		rt_fail(c, "a call through a NONBLOCK pointer slept past its deadline",
+			"%s returned %s after %.3f s (deadline %.3f s after its start)",
+			rt_call_name((enum rt_call)op->call), rt_errname(rc), (double)took / 1e9,
+			timeout > 0 ? timeout / 1e6 : 0.0);
+}
+
 void rt_end(struct rt_ctx *c, struct rt_oprec *op, int rc)
 {
 	_Atomic uint64_t *h = &c->me->hist[op->call][rt_bucket(rc)];
+
+	rt_returned(c, op, rc);
 
 	atomic_store_explicit(h, atomic_load_explicit(h, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
@@ -272,7 +310,8 @@ static bool count_kind(const char *kind, int actor)
 	if (n < RT_KINDS) {
 		struct rt_failure_kind *k = &rt_shm->kinds[n];
 
-		snprintf(k->text, sizeof k->text, "%s", kind);
+		strncpy(k->text, kind, sizeof k->text - 1);
+		k->text[sizeof k->text - 1] = 0;
 		atomic_store(&k->count, 1);
 		k->first_s = rt_elapsed();
 		k->first_actor = actor;
@@ -318,7 +357,7 @@ void rt_fail(struct rt_ctx *c, const char *kind, const char *fmt, ...)
 bool rt_expect(struct rt_ctx *c, struct rt_oprec *op, int rc, uint32_t allowed, const char *what)
 {
 	enum rt_rc r = rt_bucket(rc);
-	char kind[160], set[200];
+	char kind[512], set[200];
 	int n = 0;
 
 	if (allowed & B(r))

@@ -93,7 +93,7 @@ struct rt_oprec {
 	uint32_t a[6];           /* arguments (report.c says which) */
 	uint32_t out[3];
 	int32_t timeout_us;      /* waits: relative deadline; -1 none (forever), -2 polls */
-	uint32_t pad;
+	uint32_t pad;            /* 1 once its time was checked (NONBLOCK) */
 	ws_handle objs[WS_MAX_WAIT_OBJECTS];
 };
 
@@ -146,7 +146,7 @@ struct rt_table_entry {
 #define TW_MAKE(h, type, param) ((uint64_t)(h) | (uint64_t)(type) << 32 | (uint64_t)(param) << 34)
 
 struct rt_failure_kind {
-	char text[160];
+	char text[256];
 	_Atomic uint64_t count;
 	double first_s;
 	int32_t first_actor;
@@ -212,6 +212,7 @@ struct rt_ctx {
 	ws_arena *cur;               /* the pointer the current call uses */
 	bool force_nb;               /* every call through `nb` (the coordinator, mid-run) */
 	bool resync;                 /* after a violation: re-read the model from the arena */
+	uint32_t weight[RT_OPKINDS]; /* the mode's weights, varied per actor (swarm testing) */
 	struct rt_own own[RT_OWN_MAX];
 	uint32_t nown;
 	ws_handle closed[64];        /* own handles closed (for ever -EBADF) */
@@ -228,6 +229,8 @@ uint64_t rt_now_ns(void);
 double rt_elapsed(void);
 struct rt_oprec *rt_begin(struct rt_ctx *c, enum rt_call call);
 void rt_end(struct rt_ctx *c, struct rt_oprec *op, int rc);
+/* Right after the call returned (before the checks): times a NONBLOCK call. */
+void rt_returned(struct rt_ctx *c, struct rt_oprec *op, int rc);
 enum rt_rc rt_bucket(int rc);
 const char *rt_rc_name(enum rt_rc r);
 const char *rt_errname(int rc);

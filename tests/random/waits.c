@@ -170,9 +170,9 @@ void rt_wait_op(struct rt_ctx *c, bool all)
 	} else {
 		uint32_t r = rt_below(&c->rng, 100);
 
-		if (r < 3)
+		if (r < 2)
 			timeout_us = -1;
-		else if (r < 3 + m->long_wait_pct)
+		else if (r < 2 + m->long_wait_pct)
 			timeout_us = (int32_t)rt_range(&c->rng, 20000, 200000);
 		else if (r < 65)
 			timeout_us = (int32_t)rt_below(&c->rng, 500);
@@ -289,6 +289,7 @@ void rt_wait_op(struct rt_ctx *c, bool all)
 		 : ws_wait_any(nulls & 1 ? NULL : c->cur, nulls & 2 ? NULL : &wait,
 			       nulls & 4 ? NULL : &index);
 	clock_gettime(clock, &after);
+	rt_returned(c, op, rc);
 	if (forever)
 		atomic_store(&c->me->forever, 0);
 	op->out[0] = index;
