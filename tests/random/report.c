@@ -139,6 +139,7 @@ struct rt_oprec *rt_begin(struct rt_ctx *c, enum rt_call call)
 	op->nb = c->nb && c->cur == c->nb;
 	op->nobj = 0;
 	op->pad = 0;
+	op->stop_epoch = atomic_load_explicit(&rt_shm->stop_epoch, memory_order_relaxed);
 	memset(op->a, 0, sizeof op->a);
 	memset(op->out, 0, sizeof op->out);
 	__atomic_store_n(&op->timeout_us, 0, __ATOMIC_RELAXED);
@@ -149,10 +150,11 @@ struct rt_oprec *rt_begin(struct rt_ctx *c, enum rt_call call)
 
 /*
  * Through a NONBLOCK pointer no call sleeps on another thread's critical
- * section: none lasts much longer than its own deadline (children are
- * stopped for up to 1.5 s, so a call that waited for one shows).
+ * section: none that ran while a child was stopped (for up to 1.5 s) lasts
+ * much longer than its own deadline.  Calls that met no stop are not judged:
+ * on a loaded machine a thread may wait that long for a CPU.
  */
-#define NONBLOCK_SLACK_NS 300000000ull
+#define NONBLOCK_SLACK_NS 400000000ull
 
 static void check_nonblock_time(struct rt_ctx *c, const struct rt_oprec *op, int rc);
 
@@ -175,7 +177,8 @@ static void check_nonblock_time(struct rt_ctx *c, const struct rt_oprec *op, int
 		if (timeout > 0)
 			limit += (uint64_t)timeout * 1000u;
 	}
-	if (took > limit)
+	if (took > limit && (op->stop_epoch != atomic_load(&rt_shm->stop_epoch) ||
+			     atomic_load(&rt_shm->stopped_children)))
 		rt_fail(c, "a call through a NONBLOCK pointer slept past its deadline",
 			"%s returned %s after %.3f s (deadline %.3f s after its start)",
 			rt_call_name((enum rt_call)op->call), rt_errname(rc), (double)took / 1e9,

@@ -94,6 +94,7 @@ struct rt_oprec {
 	uint32_t out[3];
 	int32_t timeout_us;      /* waits: relative deadline; -1 none (forever), -2 polls */
 	uint32_t pad;            /* 1 once its time was checked (NONBLOCK) */
+	uint32_t stop_epoch;     /* rt_shm->stop_epoch when it began, odd if a child was stopped */
 	ws_handle objs[WS_MAX_WAIT_OBJECTS];
 };
 
@@ -179,6 +180,8 @@ struct rt_shm {
 	_Atomic uint64_t retired_ops;
 	_Atomic uint64_t thread_deaths, proc_deaths, stops_done, cancels_done, owner_died_done;
 	_Atomic uint64_t dead_owners_told;
+	_Atomic uint32_t stop_epoch;       /* +1 at every SIGSTOP and SIGCONT of a child */
+	_Atomic uint32_t stopped_children;
 	struct rt_actor actors[RT_MAX_ACTORS];
 	/* the pool follows */
 };
