@@ -7,8 +7,11 @@
  */
 #include "rt.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <ucontext.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -23,12 +26,76 @@ static _Thread_local uint32_t t_pending, t_deferred, t_immediate, t_hooks, t_spu
 static _Thread_local uint32_t t_hook_in_cs;
 static _Thread_local unsigned t_seed;
 
-/* A suspension's length: mostly a moment, sometimes long enough for others to do much. */
-static long suspension_us(void)
+/*
+ * The bodies of the public calls: a suspension that lands in one is held
+ * longer.  Their own code is mostly the uncontended paths (the locked ones
+ * and the spinning are in internal functions), where the header allows a
+ * suspension at any instruction.
+ */
+#define CALLS_KEPT 32
+static struct { uintptr_t from, to; } bodies[CALLS_KEPT];
+static int nbodies;
+
+static void add_body(void *fn)
+{
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+
+	if (nbodies < CALLS_KEPT && dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+	    sym->st_size) {
+		bodies[nbodies].from = (uintptr_t)info.dli_saddr;
+		bodies[nbodies].to = (uintptr_t)info.dli_saddr + sym->st_size;
+		nbodies++;
+	}
+}
+
+static void find_bodies(void)
+{
+	void *const fns[] = {
+		(void *)ws_sem_create, (void *)ws_sem_release, (void *)ws_sem_read,
+		(void *)ws_mutex_create, (void *)ws_mutex_unlock, (void *)ws_mutex_kill,
+		(void *)ws_mutex_read, (void *)ws_owner_died, (void *)ws_event_create,
+		(void *)ws_event_set, (void *)ws_event_reset, (void *)ws_event_pulse,
+		(void *)ws_event_read, (void *)ws_close, (void *)ws_wait_any, (void *)ws_wait_all,
+		(void *)ws_arena_check,
+	};
+
+	for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+		add_body(fns[i]);
+}
+
+static bool in_call_body(const void *uctx)
+{
+	const ucontext_t *uc = uctx;
+	uintptr_t pc;
+
+#if defined(__x86_64__)
+	pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	pc = (uintptr_t)uc->uc_mcontext.pc;
+#else
+	(void)uc;
+	return false;
+#endif
+	for (int i = 0; i < nbodies; i++)
+		if (pc >= bodies[i].from && pc < bodies[i].to)
+			return true;
+	return false;
+}
+
+/*
+ * A suspension's length: a moment, or, when it finds the thread inside a
+ * call (on a path without a critical section: those defer it), long enough
+ * for others to do much, as when a host suspends a thread in the middle of
+ * an uncontended set or read.
+ */
+static long suspension_us(bool inside_call)
 {
 	unsigned r = (unsigned)rand_r(&t_seed);
 
-	return r % 10 ? (long)(r >> 8) % 20 : 200 + (long)(r >> 8) % 1800;
+	if (inside_call)
+		return 500 + (long)(r >> 8) % 2500;
+	return (long)(r >> 8) % 20;
 }
 
 static void pause_us(long us)
@@ -38,13 +105,14 @@ static void pause_us(long us)
 	nanosleep(&t, NULL);
 }
 
-static void on_suspend(int sig)
+static void on_suspend(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;
 	bool inside = ws_in_critical_section();
 	bool deferred = ws_defer_suspend();
 
 	(void)sig;
+	(void)info;
 	if (deferred != inside)
 		t_mismatch++;
 	if (deferred) {
@@ -52,7 +120,7 @@ static void on_suspend(int sig)
 		t_pending = 1;
 	} else {
 		t_immediate++;
-		pause_us(suspension_us()); /* "suspended": holding nothing, as promised */
+		pause_us(suspension_us(in_call_body(uctx))); /* holding nothing, as promised */
 	}
 	errno = saved;
 }
@@ -65,17 +133,18 @@ static void suspend_hook(void)
 		t_spurious++;
 	t_pending = 0;
 	t_hooks++;
-	pause_us(suspension_us());
+	pause_us(suspension_us(false));
 }
 
 void rt_suspend_setup(void)
 {
 	struct sigaction sa;
 
+	find_bodies();
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_suspend;
+	sa.sa_sigaction = on_suspend;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0; /* no SA_RESTART: waits must not end early on EINTR */
+	sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: waits must not end early on EINTR */
 	sigaction(SIGUSR1, &sa, NULL);
 	ws_set_suspend_hook(suspend_hook);
 }

@@ -229,14 +229,28 @@ struct child {
 	uint64_t cont_at;
 };
 
+/*
+ * Two threads of the parent coordinate: the main thread controls processes
+ * (signals, stops, kills, continues, reaping, calls that hang) and makes no
+ * call into the arena, so that nothing can keep it from continuing a stopped
+ * child; the service thread makes the coordinator's calls (checks, kicks,
+ * the objects of dead actors) through a NONBLOCK pointer.  Deaths go from
+ * the one to the other through a single-producer, single-consumer ring.
+ */
+#define DEAD_RING 256
+
 struct coord {
-	struct rt_ctx c;
+	struct rt_ctx c;                  /* the service thread's */
+	struct rt_rng rng;                /* the main thread's */
 	struct child kids[MAX_CHILDREN];
 	int nkids;
-	int dead_queue[RT_MAX_ACTORS * 4];
-	bool tell[RT_MAX_ACTORS];
-	bool slacked[RT_MAX_ACTORS];
+	_Atomic uint32_t dead_head, dead_tail;
+	_Atomic int dead_ring[DEAD_RING]; /* slot | tell << 16 */
+	_Atomic bool queued[RT_MAX_ACTORS];
+	int dead[RT_MAX_ACTORS];          /* the service thread's list */
+	bool tell[RT_MAX_ACTORS], slacked[RT_MAX_ACTORS];
 	int ndead;
+	_Atomic int service_stop;
 	struct { int slot; pid_t pid, tid; uint64_t since; } ending[16];
 	int nending;
 	uint32_t hung_reported[RT_MAX_ACTORS];
@@ -258,28 +272,21 @@ static pid_t spawn_child(void)
 	return pid;
 }
 
-static bool any_stopped(struct coord *k)
-{
-	for (int i = 0; i < k->nkids; i++)
-		if (k->kids[i].stopped)
-			return true;
-	return false;
-}
-
+/* Main thread: an actor is gone; the service thread does the rest. */
 static void queue_dead(struct coord *k, int slot)
 {
 	struct rt_actor *a = &rt_shm->actors[slot];
 	int state = atomic_load(&a->state);
+	uint32_t head = atomic_load(&k->dead_head);
 
-	if (state == A_DEAD || state == A_DONE || state == A_FREE)
+	if (state == A_DEAD || state == A_DONE || state == A_FREE || atomic_load(&k->queued[slot]))
 		return;
-	for (int q = 0; q < k->ndead; q++)
-		if (k->dead_queue[q] == slot)
-			return;
+	while (head - atomic_load(&k->dead_tail) >= DEAD_RING)
+		usleep(1000);
 	atomic_store(&a->state, A_DYING);
-	k->tell[slot] = rt_pct(&k->c.rng, 50);
-	k->slacked[slot] = false;
-	k->dead_queue[k->ndead++] = slot;
+	atomic_store(&k->queued[slot], true);
+	atomic_store(&k->dead_ring[head % DEAD_RING], slot | (int)rt_pct(&k->rng, 50) << 16);
+	atomic_store(&k->dead_head, head + 1);
 }
 
 /*
@@ -338,13 +345,28 @@ static bool finish_dead(struct coord *k, int slot)
 	return true;
 }
 
+/* Service thread: takes the deaths queued and finishes what it can. */
 static void process_dead(struct coord *k)
 {
 	int kept = 0;
+	uint32_t tail = atomic_load(&k->dead_tail);
 
-	for (int i = 0; i < k->ndead; i++)
-		if (!finish_dead(k, k->dead_queue[i]))
-			k->dead_queue[kept++] = k->dead_queue[i];
+	while (tail != atomic_load(&k->dead_head)) {
+		int v = atomic_load(&k->dead_ring[tail % DEAD_RING]), slot = v & 0xffff;
+
+		k->tell[slot] = v >> 16;
+		k->slacked[slot] = false;
+		k->dead[k->ndead++] = slot;
+		atomic_store(&k->dead_tail, ++tail);
+	}
+	for (int i = 0; i < k->ndead; i++) {
+		int slot = k->dead[i];
+
+		if (finish_dead(k, slot))
+			atomic_store(&k->queued[slot], false);
+		else
+			k->dead[kept++] = slot;
+	}
 	k->ndead = kept;
 }
 
@@ -358,7 +380,7 @@ static int running_actor_of(struct coord *k, pid_t pid)
 		if (a->pid == pid && atomic_load(&a->state) == A_RUNNING && atomic_load(&a->ops) > 50)
 			found[n++] = i;
 	}
-	return n ? found[rt_below(&k->c.rng, (uint32_t)n)] : -1;
+	return n ? found[rt_below(&k->rng, (uint32_t)n)] : -1;
 }
 
 static void kill_child(struct coord *k, int i)
@@ -475,8 +497,7 @@ static void check_hung(struct coord *k)
 		uint64_t limit, t;
 		int32_t timeout;
 
-		if (i == k->c.slot || atomic_load(&a->state) != A_RUNNING || !next ||
-		    k->hung_reported[i] == next)
+		if (atomic_load(&a->state) != A_RUNNING || !next || k->hung_reported[i] == next)
 			continue;
 		op = &a->ring[(next - 1) % RT_RING];
 		if (__atomic_load_n(&op->rc, __ATOMIC_ACQUIRE) != RT_PENDING)
@@ -492,7 +513,7 @@ static void check_hung(struct coord *k)
 			rt_call_name((enum rt_call)op->call), (double)(now - op->t_ns) / 1e9);
 		rt_print_ring(a, 2);
 		rt_unlock(&rt_shm->print_lock);
-		rt_fail(&k->c, "a call did not return", "%s of actor serial %u, %.1f s after it began",
+		rt_fail(NULL, "a call did not return", "%s of actor serial %u, %.1f s after it began",
 			rt_call_name((enum rt_call)op->call), a->serial, (double)(now - op->t_ns) / 1e9);
 	}
 }
@@ -506,7 +527,7 @@ static void reap_children(struct coord *k)
 		if (!pid || waitpid(pid, &status, WNOHANG) != pid)
 			continue;
 		if (!atomic_load(&rt_shm->stop) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			rt_fail(&k->c, "a child process ended by itself",
+			rt_fail(NULL, "a child process ended by itself",
 				"child %d: %s %d", (int)pid, WIFSIGNALED(status) ? "signal" : "exit code",
 				WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 		for (int s = 0; s < RT_MAX_ACTORS; s++) {
@@ -526,11 +547,36 @@ static bool happens(struct rt_rng *r, uint32_t per10s)
 	return per10s && rt_below(r, 5000) < per10s;
 }
 
+/* The service thread: the coordinator's calls into the arena, never blocking (NONBLOCK). */
+static void *service_main(void *arg)
+{
+	struct coord *k = arg;
+	uint64_t next_check = 0, next_kick = 0;
+
+	while (!atomic_load(&k->service_stop)) {
+		uint64_t now = rt_now_ns();
+		struct timespec tick = { 0, (long)TICK_NS };
+
+		nanosleep(&tick, NULL);
+		process_dead(k);
+		if (now >= next_check && !atomic_load(&rt_shm->stop)) {
+			rt_misc_op(&k->c, K_CHECK);
+			next_check = now + 300000000ull;
+		}
+		if (now >= next_kick) {
+			/* At the end, everyone's kick: waits without deadline end. */
+			kick_waiters(k, atomic_load(&rt_shm->stop));
+			next_kick = now + (atomic_load(&rt_shm->stop) ? 5000000ull : 50000000ull);
+		}
+	}
+	return NULL;
+}
+
+/* The main thread: processes and signals only. */
 static void coordinate(struct coord *k, uint64_t end_ns)
 {
-	struct rt_ctx *c = &k->c;
 	const struct rt_mode *m = &rt_shm->mode;
-	uint64_t next_check = 0, next_kick = 0, next_hung = 0;
+	uint64_t next_hung = 0;
 
 	while (!atomic_load(&rt_shm->stop)) {
 		uint64_t now = rt_now_ns();
@@ -541,16 +587,6 @@ static void coordinate(struct coord *k, uint64_t end_ns)
 		nanosleep(&tick, NULL);
 		reap_children(k);
 		check_ending(k);
-		if (!any_stopped(k))
-			process_dead(k);
-		if (now >= next_check) {
-			rt_misc_op(c, K_CHECK);
-			next_check = now + 300000000ull;
-		}
-		if (now >= next_kick) {
-			kick_waiters(k, false);
-			next_kick = now + 50000000ull;
-		}
 		if (now >= next_hung) {
 			check_hung(k);
 			next_hung = now + 100000000ull;
@@ -566,34 +602,32 @@ static void coordinate(struct coord *k, uint64_t end_ns)
 			}
 			if (!kid->pid || kid->stopped)
 				continue;
-			if (happens(&c->rng, m->kills)) {
-				if (rt_pct(&c->rng, 50) || !END_THREADS)
+			if (happens(&k->rng, m->kills)) {
+				if (rt_pct(&k->rng, 50) || !END_THREADS)
 					kill_child(k, i);
 				else
 					end_thread(k, i);
-			} else if (happens(&c->rng, m->stops)) {
+			} else if (happens(&k->rng, m->stops)) {
 				atomic_fetch_add(&rt_shm->stopped_children, 1);
 				atomic_fetch_add(&rt_shm->stop_epoch, 1);
 				kill(kid->pid, SIGSTOP);
 				kid->stopped = true;
-				kid->cont_at = now + rt_range(&c->rng, 50, 1500) * 1000000ull;
+				kid->cont_at = now + rt_range(&k->rng, 50, 1500) * 1000000ull;
 				atomic_fetch_add(&rt_shm->stops_done, 1);
 			}
 		}
-		if (m->signals) {
-			for (int i = 0; i < RT_MAX_ACTORS; i++) {
-				struct rt_actor *a = &rt_shm->actors[i];
+		for (int i = 0; m->signals && i < RT_MAX_ACTORS; i++) {
+			struct rt_actor *a = &rt_shm->actors[i];
+			uint32_t n = m->signals / 5000 + happens(&k->rng, m->signals % 5000);
 
-				if (i != c->slot && atomic_load(&a->state) == A_RUNNING &&
-				    happens(&c->rng, m->signals))
-					rt_signal_thread(a->pid, atomic_load(&a->tid));
-			}
+			while (i != k->c.slot && atomic_load(&a->state) == A_RUNNING && n--)
+				rt_signal_thread(a->pid, atomic_load(&a->tid));
 		}
 	}
 }
 
 /* The end: everyone stops, kicked out of waits; children exit; parent actors join. */
-static bool wind_down(struct coord *k, pthread_t *threads, int nthreads)
+static bool wind_down(struct coord *k, pthread_t *threads, int nthreads, pthread_t service)
 {
 	uint64_t deadline = rt_now_ns() + 60000000000ull;
 	bool done = false;
@@ -611,10 +645,9 @@ static bool wind_down(struct coord *k, pthread_t *threads, int nthreads)
 		struct timespec t = { 0, 5000000 };
 
 		nanosleep(&t, NULL);
-		kick_waiters(k, true);
 		reap_children(k);
 		check_ending(k);
-		process_dead(k);
+		check_hung(k);
 		done = k->nending == 0;
 		for (int i = 0; i < k->nkids; i++)
 			done &= k->kids[i].pid == 0;
@@ -624,6 +657,8 @@ static bool wind_down(struct coord *k, pthread_t *threads, int nthreads)
 			if (i != k->c.slot && rt_shm->actors[i].pid == rt_shm->parent_pid &&
 			    (state == A_INIT || state == A_RUNNING))
 				done = false;
+			if (atomic_load(&k->queued[i]))
+				done = false;
 		}
 	}
 	if (!done) {
@@ -632,16 +667,18 @@ static bool wind_down(struct coord *k, pthread_t *threads, int nthreads)
 			struct rt_actor *a = &rt_shm->actors[i];
 			int state = atomic_load(&a->state);
 
-			if (i != k->c.slot && (state == A_INIT || state == A_RUNNING))
+			if (state == A_INIT || state == A_RUNNING)
 				rt_print_ring(a, 2);
 		}
 		rt_unlock(&rt_shm->print_lock);
-		rt_fail(&k->c, "the run did not end: an actor or a child is stuck", "after 60 s");
+		rt_fail(NULL, "the run did not end: an actor or a child is stuck", "after 60 s");
 		for (int i = 0; i < k->nkids; i++)
 			if (k->kids[i].pid)
 				kill(k->kids[i].pid, SIGKILL);
 		return false;
 	}
+	atomic_store(&k->service_stop, 1);
+	pthread_join(service, NULL);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
 	return true;
@@ -651,7 +688,7 @@ int rt_run(const char *self)
 {
 	const struct rt_mode *m;
 	struct coord *k = calloc(1, sizeof *k);
-	pthread_t threads[16];
+	pthread_t threads[16], service;
 	int nthreads = 0, rc, coord_slot;
 	ws_arena *nb = NULL;
 	struct rt_oprec *op;
@@ -688,6 +725,11 @@ int rt_run(const char *self)
 	}
 	k->c.arena = k->c.cur = k->c.nb = nb;
 	k->c.force_nb = true;
+	rt_rng_init(&k->rng, rt_shm->seed, 0);
+	if (pthread_create(&service, NULL, service_main, k)) {
+		ws_arena_unlink(rt_shm->arena_name);
+		return 2;
+	}
 	for (uint32_t i = 0; i < m->children && i < MAX_CHILDREN; i++)
 		k->kids[k->nkids++].pid = spawn_child();
 	for (uint32_t i = 0; i < m->parent_actors && i < 16; i++)
@@ -697,7 +739,7 @@ int rt_run(const char *self)
 		"backend %s\n", m->name, (unsigned long long)rt_shm->seed, rt_shm->seconds,
 		m->parent_actors, m->children, m->child_actors, m->capacity, ws_futex_backend());
 	coordinate(k, rt_shm->start_ns + (uint64_t)(rt_shm->seconds * 1e9));
-	if (!wind_down(k, threads, nthreads)) {
+	if (!wind_down(k, threads, nthreads, service)) {
 		rt_print_summary(stdout);
 		fflush(NULL);
 		_exit(1);

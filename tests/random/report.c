@@ -178,11 +178,15 @@ static void check_nonblock_time(struct rt_ctx *c, const struct rt_oprec *op, int
 			limit += (uint64_t)timeout * 1000u;
 	}
 	if (took > limit && (op->stop_epoch != atomic_load(&rt_shm->stop_epoch) ||
-			     atomic_load(&rt_shm->stopped_children)))
-		rt_fail(c, "a call through a NONBLOCK pointer slept past its deadline",
-			"%s returned %s after %.3f s (deadline %.3f s after its start)",
-			rt_call_name((enum rt_call)op->call), rt_errname(rc), (double)took / 1e9,
-			timeout > 0 ? timeout / 1e6 : 0.0);
+			     atomic_load(&rt_shm->stopped_children))) {
+		char kind[120];
+
+		snprintf(kind, sizeof kind, "%s through a NONBLOCK pointer slept past its deadline",
+			 rt_call_name((enum rt_call)op->call));
+		rt_fail(c, kind, "%s returned %s after %.3f s (deadline %.3f s after its start) "
+			"while a child process was stopped", rt_call_name((enum rt_call)op->call),
+			rt_errname(rc), (double)took / 1e9, timeout > 0 ? timeout / 1e6 : 0.0);
+	}
 }
 
 void rt_end(struct rt_ctx *c, struct rt_oprec *op, int rc)
