@@ -222,7 +222,10 @@ static void op_check(struct rt_ctx *c)
 			/* Not told all: ask again with room for the report. */
 			ws_arena_check(c->arena, report, sizeof report);
 		}
-		kind_of_report(report, kind, sizeof kind);
+		if (report[0])
+			kind_of_report(report, kind, sizeof kind);
+		else
+			snprintf(kind, sizeof kind, "ws_arena_check returned -EUCLEAN without a report");
 		rt_fail(c, kind, "ws_arena_check: %s", report);
 		return;
 	}

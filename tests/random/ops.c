@@ -765,6 +765,8 @@ void rt_actor_run(struct rt_ctx *c)
 			pick -= c->weight[k++];
 		rt_op(c, (enum rt_kind)k);
 		rt_suspend_verify(c);
+		if (c->resync)
+			rt_resync(c);
 		/* Held mutexes block everyone else: let them go now and then. */
 		if (c->nheld && rt_pct(&c->rng, c->nheld > 3 ? 30 : 5))
 			rt_pool_release_all(c);
