@@ -138,7 +138,7 @@ struct rt_oprec *rt_begin(struct rt_ctx *c, enum rt_call call)
 	op->call = (uint16_t)call;
 	op->nb = c->nb && c->cur == c->nb;
 	op->nobj = 0;
-	op->pad = 0;
+	op->returned = 0;
 	op->stop_epoch = atomic_load_explicit(&rt_shm->stop_epoch, memory_order_relaxed);
 	memset(op->a, 0, sizeof op->a);
 	memset(op->out, 0, sizeof op->out);
@@ -160,10 +160,12 @@ static void check_nonblock_time(struct rt_ctx *c, const struct rt_oprec *op, int
 
 void rt_returned(struct rt_ctx *c, struct rt_oprec *op, int rc)
 {
-	if (op->nb && !op->pad) {
-		op->pad = 1;
+	if (op->returned)
+		return;
+	op->result = rc;
+	op->returned = 1;
+	if (op->nb)
 		check_nonblock_time(c, op, rc);
-	}
 }
 
 static void check_nonblock_time(struct rt_ctx *c, const struct rt_oprec *op, int rc)
@@ -254,7 +256,7 @@ static int fmt_handles(char *buf, size_t size, const ws_handle *h, uint32_t n)
 
 void rt_format_op(const struct rt_oprec *op, char *buf, size_t size)
 {
-	char args[900], res[64];
+	char args[900], res[96];
 	const uint32_t *a = op->a;
 	int n = 0;
 
@@ -276,7 +278,10 @@ void rt_format_op(const struct rt_oprec *op, char *buf, size_t size)
 		snprintf(args, sizeof args, "%#x, %#x, %#x, nulls=%#x", a[0], a[1], a[2], a[5]);
 		break;
 	}
-	if (op->rc == RT_PENDING)
+	if (op->rc == RT_PENDING && op->returned)
+		snprintf(res, sizeof res, "%s [out %#x %#x %#x] (being checked)", rt_errname(op->result),
+			 op->out[0], op->out[1], op->out[2]);
+	else if (op->rc == RT_PENDING)
 		snprintf(res, sizeof res, "(running)");
 	else
 		snprintf(res, sizeof res, "%s [out %#x %#x %#x]", rt_errname(op->rc), op->out[0],

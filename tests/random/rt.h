@@ -93,7 +93,8 @@ struct rt_oprec {
 	uint32_t a[6];           /* arguments (report.c says which) */
 	uint32_t out[3];
 	int32_t timeout_us;      /* waits: relative deadline; -1 none (forever), -2 polls */
-	uint32_t pad;            /* 1 once its time was checked (NONBLOCK) */
+	uint32_t returned;       /* 1 once the call returned (its time checked) */
+	int32_t result;          /* what it returned, while its checks still run */
 	uint32_t stop_epoch;     /* rt_shm->stop_epoch when it began, odd if a child was stopped */
 	ws_handle objs[WS_MAX_WAIT_OBJECTS];
 };

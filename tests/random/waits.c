@@ -289,10 +289,10 @@ void rt_wait_op(struct rt_ctx *c, bool all)
 		 : ws_wait_any(nulls & 1 ? NULL : c->cur, nulls & 2 ? NULL : &wait,
 			       nulls & 4 ? NULL : &index);
 	clock_gettime(clock, &after);
+	op->out[0] = index;
 	rt_returned(c, op, rc);
 	if (forever)
 		atomic_store(&c->me->forever, 0);
-	op->out[0] = index;
 
 	/* What was acquired, by the pool's book-keeping, before the ring says done. */
 	{
