@@ -4,8 +4,9 @@
 # A long run of winsync-random: every mode in turn, a new seed each run,
 # until MINUTES have passed; then the totals (calls per mode, the histogram of
 # results per call, every kind of violation with the first seed that showed
-# it and its command line).  Not part of CTest; CTest runs each mode once,
-# briefly.
+# it and its command line).  Exit status 1 if any run failed (a violation, a
+# sanitizer report, a crash or a run that did not end).  Not part of CTest,
+# which runs each mode briefly; scripts/test.sh --long runs it.
 #
 #   tests/random/long-run.sh BINARY MINUTES [SECONDS_PER_RUN [FIRST_SEED [MODE...]]]
 #
@@ -21,8 +22,10 @@ modes=${*:-exact shared waitall close deaths nonblock badinput many}
 out=${OUT:-$(mktemp -d /tmp/winsync-random.XXXXXX)}
 mkdir -p "$out"
 
-end=$(( $(date +%s) + minutes * 60 ))
+start=$(date +%s)
+end=$(( start + minutes * 60 ))
 runs=0
+failed=0
 while [ "$(date +%s)" -lt "$end" ]; do
 	for mode in $modes; do
 		[ "$(date +%s)" -lt "$end" ] || break
@@ -37,13 +40,14 @@ while [ "$(date +%s)" -lt "$end" ]; do
 		if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
 			echo "CRASH $mode $seed exit $status" >>"$out/sanitizer"
 		fi
+		[ "$status" -eq 0 ] || failed=$((failed + 1))
 		runs=$((runs + 1))
 		seed=$((seed + 1))
 	done
 done
 
 echo
-echo "== $runs runs of $per_run s, output in $out"
+echo "== $runs runs of $per_run s in $(( ($(date +%s) - start + 30) / 60 )) min, $failed failed, output in $out"
 cat "$out"/*.out | awk -v dir="$out" '
 /^mode / { split($0, a, " "); }
 /^CALLS / { calls[$2] += $3; runs[$2]++ }
@@ -60,7 +64,8 @@ cat "$out"/*.out | awk -v dir="$out" '
 /^RESULT / { seed[$2 " " $4]++; res[$2] = res[$2] " " $4 ($5 == "FAIL" ? "F" : "") }
 END {
 	printf "\n| mode | runs | calls |\n|---|---|---|\n"
-	for (m in calls) printf "| %s | %d | %d |\n", m, runs[m], calls[m]
+	for (m in calls) { printf "| %s | %d | %d |\n", m, runs[m], calls[m]; all += calls[m] }
+	printf "| all | | %d |\n", all
 	printf "\n| call | calls | results |\n|---|---|---|\n"
 	for (k in hist) { split(k, p, " "); line[p[1]] = line[p[1]] " " p[2] "=" hist[k] }
 	for (c in total) printf "| %s | %d |%s |\n", c, total[c], line[c]
@@ -73,4 +78,4 @@ for f in "$out"/*.out; do
 	grep '^KIND' "$f" | sed "s|^KIND \([^ ]*\) [0-9]* first at [^:]*: |\1 $(basename "$f" .out | sed 's/.*-//'): |"
 done | sort -t: -k2 -u | sort
 [ -f "$out/sanitizer" ] && { echo; echo "sanitizer reports or crashes:"; cat "$out/sanitizer"; }
-exit 0
+[ "$failed" -eq 0 ]

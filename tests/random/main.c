@@ -5,8 +5,7 @@
  *   winsync-random --mode MODE [--seed N] [--seconds S] [--keep-going]
  *   winsync-random --list
  *
- * The seed defaults to WINSYNC_RANDOM_SEED, else to a fixed one per mode;
- * the length to WINSYNC_RANDOM_MINUTES (long runs), else to 8 seconds.
+ * The seed defaults to a fixed one per mode, the length to 8 seconds.
  * Exit status: 0 clean, 1 violations (each kind printed in full once, with
  * the command line that repeats the run), 2 set-up error, 77 skipped.
  */
@@ -84,7 +83,6 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const struct rt_mode *mode = NULL;
-	const char *env;
 	char self[400];
 	uint64_t seed = 0;
 	bool have_seed = false, keep_going = false;
@@ -93,14 +91,6 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && strcmp(argv[1], "--child") == 0)
 		return rt_child_main(argc, argv);
-	env = getenv("WINSYNC_RANDOM_MINUTES");
-	if (env && *env)
-		seconds = atof(env) * 60;
-	env = getenv("WINSYNC_RANDOM_SEED");
-	if (env && *env) {
-		seed = strtoull(env, NULL, 0);
-		have_seed = true;
-	}
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--list") == 0) {
 			for (size_t m = 0; m < NMODES; m++)

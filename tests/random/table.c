@@ -108,7 +108,8 @@ static uint32_t units_bound(uint32_t i, ws_handle h)
 	return (ws_handle)(u >> 32) == h ? (uint32_t)u : UINT32_MAX;
 }
 
-/* Counts `count` units about to be released on h (before the call: a bound). */
+/* Counts `count` units about to be released on h (before the call: a bound
+ * for every call that ends after it). */
 static void units_add(uint32_t i, ws_handle h, uint32_t count)
 {
 	uint64_t u = atomic_load(&entry(i)->units);
@@ -166,7 +167,6 @@ void rt_table_op(struct rt_ctx *c, enum rt_kind kind)
 			uint32_t count = rt_range(&c->rng, 1, 3);
 
 			units_add(i, h, count);
-			bound = units_bound(i, h);
 			op = rt_begin(c, C_SEM_RELEASE);
 			op->a[0] = h;
 			op->a[1] = count;
@@ -176,7 +176,12 @@ void rt_table_op(struct rt_ctx *c, enum rt_kind kind)
 			if (!rt_expect(c, op, rc, B(RC_OK) | B(RC_EBADF) | B(RC_EOVERFLOW) |
 				       (nb ? B(RC_EAGAIN) : 0), "release of a table semaphore that may be closing"))
 				return;
-			/* The bound counted our units too: without them it cannot overflow. */
+			/*
+			 * Read after the call, the bound counts every release that took
+			 * effect before ours (each counts its units before its call), and
+			 * ours: below the maximum, nothing can have overflowed.
+			 */
+			bound = units_bound(i, h);
 			if (rc == -EOVERFLOW && bound != UINT32_MAX && bound <= TW_PARAM(w))
 				rt_fail(c, "ws_sem_release: -EOVERFLOW for a release that cannot overflow",
 					"handle %#x (max %u): at most %u units ever, this release of %u "
