@@ -175,9 +175,19 @@ int rt_create_call(struct rt_ctx *c, enum rt_type type, uint32_t v1, uint32_t v2
 	case RT_SEM:
 		rc = ws_sem_create(c->cur, v1, v2, null_out ? NULL : &h);
 		break;
-	case RT_MUTEX:
+	case RT_MUTEX: {
+		bool mine = false;
+
+		for (int k = 0; k < RT_OWNERS; k++)
+			mine |= v1 == atomic_load(&c->me->owners[k]);
+		/* Created owned, by one of our ids: that id is now the one used last. */
+		if (mine && v2)
+			rt_acq_begin(c, v1);
 		rc = ws_mutex_create(c->cur, v1, v2, null_out ? NULL : &h);
+		if (mine && v2)
+			rt_acq_end(c, v1, rc == 0);
 		break;
+	}
 	default:
 		rc = ws_event_create(c->cur, v1, v2, null_out ? NULL : &h);
 		break;

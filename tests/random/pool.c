@@ -109,6 +109,54 @@ bool rt_owner_dead(uint32_t owner)
 	return true;
 }
 
+void rt_acq_begin(struct rt_ctx *c, uint32_t owner)
+{
+	atomic_store(&c->me->pending_acq, owner);
+}
+
+/*
+ * acquired: 1 yes, 0 no, -1 unknown (then no id is known to be the last
+ * until the next acquisition).  Last is stored before pending is cleared: a
+ * death in between leaves both equal.
+ */
+void rt_acq_end(struct rt_ctx *c, uint32_t owner, int acquired)
+{
+	if (acquired)
+		atomic_store(&c->me->last_acq, acquired > 0 ? owner : RT_ACQ_UNKNOWN);
+	atomic_store(&c->me->pending_acq, 0);
+}
+
+/*
+ * Which of a dead actor's owner ids must see their mutexes abandoned: all of
+ * them if ws_owner_died told it; else the one it used last to acquire, unless
+ * it died in a call that may have acquired under another id (then either
+ * could be the last, and neither is required).
+ */
+void rt_abandon_rule_set(struct rt_actor *a, bool told)
+{
+	uint32_t serial = atomic_load(&a->serial), last = atomic_load(&a->last_acq);
+	uint32_t pending = atomic_load(&a->pending_acq), mask = 0;
+
+	if (told) {
+		mask = (1u << RT_OWNERS) - 1;
+	} else if (last && (!pending || pending == last)) {
+		for (int k = 0; k < RT_OWNERS; k++)
+			if (atomic_load(&a->owners[k]) == last)
+				mask |= 1u << k;
+	}
+	atomic_store(&rt_shm->abandon_rule[serial % RT_SERIALS],
+		     (uint64_t)serial << 32 | 1u << 31 | mask);
+}
+
+/* Whether the header says a dead owner's mutexes are abandoned. */
+static bool must_abandon(uint32_t owner)
+{
+	uint32_t serial = (owner - RT_OWNER_BASE) >> 2, k = (owner - RT_OWNER_BASE) & 3;
+	uint64_t rule = atomic_load(&rt_shm->abandon_rule[serial % RT_SERIALS]);
+
+	return (uint32_t)(rule >> 32) == serial && (rule & 1u << 31) && (rule & 1u << k);
+}
+
 struct rt_held *rt_held_find(struct rt_ctx *c, uint32_t pool)
 {
 	for (uint32_t i = 0; i < c->nheld; i++)
@@ -385,8 +433,10 @@ void rt_pool_final(struct rt_ctx *c)
 					holder);
 				break;
 			}
-			if (y)
+			if (y && must_abandon(y))
 				probe_abandoned(c, p, y);
+			else if (y)
+				atomic_fetch_add(&rt_shm->kept_owned, 1);
 			break;
 		}
 		default:

@@ -55,6 +55,8 @@ int rt_actor_alloc(void)
 			atomic_store(&a->pid, (int32_t)getpid());
 			for (int k = 0; k < RT_OWNERS; k++)
 				atomic_store(&a->owners[k], RT_OWNER_BASE + a->serial * 4 + (uint32_t)k);
+			atomic_store(&a->last_acq, 0);
+			atomic_store(&a->pending_acq, 0);
 			atomic_store(&a->folded, 0);
 			return i;
 		}
@@ -342,6 +344,7 @@ static bool finish_dead(struct coord *k, int slot)
 		}
 		atomic_fetch_add(&rt_shm->dead_owners_told, 1);
 	}
+	rt_abandon_rule_set(a, k->tell[slot]);
 	atomic_store(&a->state, A_DEAD);
 	rt_fold_actor(a);
 	return true;

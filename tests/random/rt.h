@@ -28,6 +28,8 @@
 #define RT_TABLE_MAX    256   /* entries of the close/reuse table */
 #define RT_CLOSED_RING  1024  /* handles known closed */
 #define RT_KINDS        96    /* distinct failure kinds kept */
+#define RT_ACQ_UNKNOWN  UINT32_MAX /* last_acq when a call may or may not have acquired */
+#define RT_SERIALS      65536 /* actors whose abandonment rule is kept (by serial) */
 #define RT_PENDING      0x7fffffff /* rc of an operation still running */
 #define RT_OWNER_BASE   0x40000000u /* synthetic owner ids: above any Linux tid */
 
@@ -107,6 +109,12 @@ struct rt_actor {
 	_Atomic int32_t tid;
 	_Atomic uint32_t serial;
 	_Atomic uint32_t owners[RT_OWNERS];
+	/*
+	 * The owner id it used last to acquire a mutex or create one owned, and
+	 * that of a call in progress that may do so (0: none): the header
+	 * abandons only the last one's mutexes when the thread dies.
+	 */
+	_Atomic uint32_t last_acq, pending_acq;
 	_Atomic ws_handle kick;       /* its auto event: ends its waits without deadline */
 	_Atomic uint32_t forever;     /* in a wait without deadline */
 	_Atomic ws_handle own[RT_OWN_MAX]; /* its objects, closed for it if it dies */
@@ -181,9 +189,15 @@ struct rt_shm {
 	_Atomic uint64_t retired_ops;
 	_Atomic uint64_t thread_deaths, proc_deaths, stops_done, cancels_done, owner_died_done;
 	_Atomic uint64_t dead_owners_told;
+	_Atomic uint64_t kept_owned;       /* pool mutexes a dead actor left under an id not its last */
 	_Atomic uint32_t stop_epoch;       /* +1 at every SIGSTOP and SIGCONT of a child */
 	_Atomic uint32_t stopped_children;
 	struct rt_actor actors[RT_MAX_ACTORS];
+	/*
+	 * Per dead actor (by serial % RT_SERIALS): serial << 32 | 1 << 31 | a mask
+	 * of the owners[] whose mutexes must be abandoned (all if told dead).
+	 */
+	_Atomic uint64_t abandon_rule[RT_SERIALS];
 	/* the pool follows */
 };
 
@@ -266,6 +280,9 @@ bool rt_owner_is_mine(struct rt_ctx *c, uint32_t owner);
 int rt_pool_create(struct rt_ctx *c, uint32_t events, uint32_t sems, uint32_t mutexes,
 		   struct rt_rng *rng);
 bool rt_owner_dead(uint32_t owner);
+void rt_acq_begin(struct rt_ctx *c, uint32_t owner);
+void rt_acq_end(struct rt_ctx *c, uint32_t owner, int acquired);
+void rt_abandon_rule_set(struct rt_actor *a, bool told);
 void rt_pool_acquired(struct rt_ctx *c, uint32_t pool, uint32_t owner, bool abandoned_ok,
 		      bool recursive);
 struct rt_held *rt_held_find(struct rt_ctx *c, uint32_t pool);

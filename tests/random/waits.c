@@ -98,6 +98,42 @@ static bool pick_entry(struct rt_ctx *c, struct wset *w, bool all, bool bad, str
 	return false;
 }
 
+/*
+ * Whether a wait took a mutex: 1, 0, or -1 if it cannot be known (no index
+ * came back, or a bad handle's type is unknown).  Even where the result is
+ * wrong (a mutex alert taken), it says what the core did.
+ */
+static int type_is_mutex(const struct entry *e)
+{
+	return e->type == RT_MUTEX ? 1 : e->type == RT_NONE ? -1 : 0;
+}
+
+static int acquired_mutex(const struct wset *w, bool all, uint32_t count, int rc, uint32_t index)
+{
+	int got = 0;
+
+	if (rc == -EOWNERDEAD)
+		return 1;
+	if (rc != 0)
+		return 0;
+	if (index == UINT32_MAX)
+		return -1;
+	if (count > w->count)
+		count = w->count;
+	if (index == count)
+		return w->alert.h ? type_is_mutex(&w->alert) : 0;
+	if (!all)
+		return index < count ? type_is_mutex(&w->e[index]) : -1;
+	for (uint32_t i = 0; index == 0 && i < count; i++) {
+		int m = type_is_mutex(&w->e[i]);
+
+		if (m > 0)
+			return 1;
+		got |= m;
+	}
+	return got;
+}
+
 /* An alert: none, or an event; a semaphore, a mutex or a bad handle for bad input. */
 static void pick_alert(struct rt_ctx *c, struct wset *w, bool bad, struct entry *a)
 {
@@ -138,7 +174,7 @@ void rt_wait_op(struct rt_ctx *c, bool all)
 	struct rt_oprec *op;
 	uint32_t index = 0xdead, count, nulls = 0, flags = 0, first_ready = UINT32_MAX;
 	bool bad = rt_bad(c), forever = false, all_ready = true, alert_ready = false, nb;
-	bool maybe_badf = false, maybe_abandoned = false;
+	bool maybe_badf = false, maybe_abandoned = false, may_acquire;
 	int32_t timeout_us;
 	const char *why = NULL;
 	uint32_t errs = 0;
@@ -284,6 +320,10 @@ void rt_wait_op(struct rt_ctx *c, bool all)
 	memcpy(op->objs, w.h, w.count * sizeof(ws_handle));
 	if (forever)
 		atomic_store(&c->me->forever, 1);
+	/* A mutex alert is bad input, but a core that takes it makes w.owner the last. */
+	may_acquire = w.mutexes || (w.alert.h && (w.alert.type == RT_MUTEX || w.alert.type == RT_NONE));
+	if (may_acquire)
+		rt_acq_begin(c, w.owner);
 	rc = all ? ws_wait_all(nulls & 1 ? NULL : c->cur, nulls & 2 ? NULL : &wait,
 			       nulls & 4 ? NULL : &index)
 		 : ws_wait_any(nulls & 1 ? NULL : c->cur, nulls & 2 ? NULL : &wait,
@@ -293,6 +333,8 @@ void rt_wait_op(struct rt_ctx *c, bool all)
 	rt_returned(c, op, rc);
 	if (forever)
 		atomic_store(&c->me->forever, 0);
+	if (may_acquire)
+		rt_acq_end(c, w.owner, acquired_mutex(&w, all, count, rc, nulls & 4 ? UINT32_MAX : index));
 
 	/* What was acquired, by the pool's book-keeping, before the ring says done. */
 	{
