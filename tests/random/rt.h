@@ -240,6 +240,8 @@ struct rt_ctx {
 	struct ws_stats stats;       /* last ws_stats_read */
 	bool have_stats;
 	const char *backend;
+	int sched_fd;                /* this thread's /proc schedstat, once opened (+1; 0 none yet) */
+	uint64_t awake0;             /* its time on or waiting for a CPU when a NONBLOCK call began */
 };
 
 /* report.c */
