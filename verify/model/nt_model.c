@@ -84,6 +84,54 @@ size_t nt_state_key(const struct nt_state *s, uint8_t *buf)
 	return n + size;
 }
 
+void nt_state_unkey(const uint8_t *buf, struct nt_state *s)
+{
+	size_t n = 2;
+
+	s->nobjects = buf[0];
+	s->nwaiters = buf[1];
+	memcpy(s->obj, buf + n, s->nobjects * sizeof(s->obj[0]));
+	n += s->nobjects * sizeof(s->obj[0]);
+	memcpy(s->wait, buf + n, s->nwaiters * sizeof(s->wait[0]));
+}
+
+static size_t varint(uint8_t *buf, uint32_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		buf[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	buf[n++] = (uint8_t)v;
+	return n;
+}
+
+size_t nt_state_digest(const struct nt_state *s, uint8_t *buf)
+{
+	size_t n = 0;
+
+	/* The count first: what follows the digest in a memo key cannot pass for a waiter. */
+	buf[n++] = (uint8_t)s->nwaiters;
+	for (uint32_t i = 0; i < s->nobjects; i++) {
+		const struct nt_object *o = &s->obj[i];
+
+		buf[n++] = (uint8_t)(o->type << 4 | o->flags);
+		if (o->type == NT_SEM) {
+			n += varint(buf + n, o->count);
+		} else if (o->type == NT_MUTEX) {
+			n += varint(buf + n, o->owner);
+			n += varint(buf + n, o->count);
+		}
+	}
+	for (uint32_t i = 0; i < s->nwaiters; i++) {
+		n += varint(buf + n, s->wait[i].op);
+		buf[n++] = s->wait[i].status;
+		buf[n++] = s->wait[i].index;
+	}
+	return n;
+}
+
 static int find_waiter(const struct nt_state *s, uint32_t op)
 {
 	for (uint32_t i = 0; i < s->nwaiters; i++)
@@ -538,6 +586,9 @@ static void begin(struct step *st, const struct nt_state *from, uint32_t id)
 				   op->kind == NT_WAIT_ALL && (unsigned)index != op->nobj ? 0 : (uint32_t)index, 0);
 		} else if (op->timeout == NT_POLL) {
 			set_result(st, NT_TIMEOUT, 0, 0, 0);
+		} else if (s.nwaiters == NT_MAX_WAITERS) {
+			st->out->overflow = true;
+			return;
 		} else {
 			insert_waiter(&s, id);
 			st->done = false;

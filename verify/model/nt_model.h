@@ -153,6 +153,14 @@ bool nt_state_equal(const struct nt_state *a, const struct nt_state *b);
 /* The canonical bytes of a state (at most nt_key_max() bytes); returns the length. */
 size_t nt_state_key(const struct nt_state *s, uint8_t *buf);
 size_t nt_key_max(void);
+/* The state whose key is buf[0..len). */
+void nt_state_unkey(const uint8_t *buf, struct nt_state *s);
+/*
+ * A shorter canonical form, for memo tables: equal for equal states of the
+ * same objects (what never changes, a semaphore's maximum, is left out),
+ * at most nt_key_max() bytes, not decodable.
+ */
+size_t nt_state_digest(const struct nt_state *s, uint8_t *buf);
 /* Is operation `op` blocked in state s (its first step taken, its second not)? */
 bool nt_state_waiting(const struct nt_state *s, uint32_t op);
 
