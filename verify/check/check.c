@@ -300,6 +300,17 @@ static void explain(struct vc_failure *f, const struct vs_outcome *out)
 	}
 	vh_format_call(call, sizeof(call), &stuck->call, stuck->timeout_ms);
 	vh_format_result(got, sizeof(got), stuck);
+	/* The recorded result is allowed here: the dead end is further on. */
+	for (unsigned i = 0; i < succ.count && !stuck->error; i++) {
+		if (done[i] && nt_result_match(&stuck->result, &results[i])) {
+			snprintf(f->why, sizeof(f->why),
+				 "t%" PRIu32 " '%s -> %s' must take effect before it returns; it can here, but "
+				 "then no order of the operations left works either (every one was tried)",
+				 stuck->thread, call, got);
+			free(calls);
+			return;
+		}
+	}
 	if (stuck->error)
 		snprintf(f->why, sizeof(f->why),
 			 "t%" PRIu32 " '%s' returned error %" PRId32 ", which NT never returns", stuck->thread,
@@ -328,7 +339,7 @@ static int report_failure(struct checker *c, const struct group *g, const struct
 	if (!keep)
 		goto done;
 	if (c->o->shrink) {
-		if (vc_shrink(ops, n, starts, nstarts, c->deadline, c->o->memory_limit, keep, &out))
+		if (vc_shrink(ops, n, starts, nstarts, c->deadline, c->o->memory_limit, c->o->shrink_steps, keep, &out))
 			goto done;
 		f->shrunk = true;
 	} else {
@@ -503,7 +514,7 @@ static int check_group(struct checker *c, const struct group *g)
 	 * gets a bounded number of steps; a failure (or running out) is then
 	 * decided and located stretch by stretch.
 	 */
-	{
+	if (!c->o->stretches_only) {
 		struct vs_problem p = { ops, g->nops, starts, 1, false, false, c->deadline, c->o->memory_limit, 0,
 					64ull * g->nops + 100000 };
 		struct vs_outcome out;

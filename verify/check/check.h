@@ -29,6 +29,8 @@ struct vc_options {
 	double time_limit;     /* seconds for the whole check; 0: none */
 	size_t memory_limit;   /* bytes one search may use; 0: none */
 	bool shrink;           /* shrink a failure to a small counterexample */
+	bool stretches_only;   /* skip the first, whole-group search (tests of the other path) */
+	uint64_t shrink_steps; /* search steps shrinking may take in all (0: the default, 20 million) */
 	/* Called after each stretch: operations checked so far, of all. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;

@@ -181,6 +181,22 @@ struct search {
 	uint32_t start;
 };
 
+/* Does taking effect with its recorded result leave every object as it was? */
+static bool inert(const struct vs_op *o)
+{
+	switch (o->result.status) {
+	case NT_TIMEOUT:
+	case NT_EBADF:
+	case NT_EPERM:
+	case NT_EOVERFLOW:
+	case NT_EINVAL:
+	case NT_ECANCELED:
+		return true;
+	default:
+		return o->call.kind == NT_READ;
+	}
+}
+
 static bool accept(void *ctx, uint32_t op, const struct nt_result *r)
 {
 	const struct vs_op *o = &((const struct search *)ctx)->p->ops[op];
@@ -553,7 +569,12 @@ static enum vs_verdict run(struct search *s, const struct nt_state *start)
 			unsigned n = 0;
 			uint32_t skip = UINT32_MAX;
 
-			if (!o->impossible)
+			/*
+			 * An optional operation whose result changes nothing (a
+			 * read, a timeout, an error) only adds constraints when
+			 * it takes effect: leaving it out is always as good.
+			 */
+			if (!o->impossible && !(o->optional && !s->progress[op] && inert(o)))
 				n = nt_step(&s->model, &s->cur, op, s->progress[op] ? NT_END : NT_BEGIN,
 					    o->pending ? NULL : &o->result, &succ);
 			if (succ.overflow) {

@@ -3,10 +3,14 @@
  * vc_shrink (shrink.h).  Both steps keep the proof:
  *
  * - A prefix: the operations that returned by a cut time, those still
- *   running there made pending (they may take effect or not, with any
- *   result), and nothing later.  Every prefix of a linearizable history is
- *   linearizable, so a failing prefix proves the whole fails, and failing
- *   prefixes only grow: a binary search finds the shortest.
+ *   running there made optional (as recorded, or not at all), and nothing
+ *   later.  If the whole is linearizable, so is such a prefix: in a
+ *   linearization every operation that returned by the cut comes before
+ *   every one that started after it, so keep the order up to the first of
+ *   those and leave out the running operations that come after it (nothing
+ *   that returned by the cut can depend on them).  So a failing prefix
+ *   proves the whole fails, and failing prefixes only grow: a binary search
+ *   finds the shortest.
  * - Dropping: an operation made optional (it took effect as recorded, or
  *   not at all) only loosens the history, so if NT still forbids it, the
  *   original fails too, and it fails without that operation.  Dropped
@@ -22,13 +26,12 @@
 #include "shrink.h"
 
 #define STEP_SECONDS 1
-#define STEP_NODES 300000
 #define BUDGET_SECONDS 60
-#define BUDGET_NODES 30000000ull
+#define DEFAULT_BUDGET_STEPS 20000000ull
 
 /* Builds the problem of the ops whose keep[] is not VC_DROPPED (or all, with `dropped_too`). */
-static uint32_t select_ops(const struct vs_op *ops, uint32_t n, const uint8_t *keep, const bool *running,
-			   bool dropped_too, struct vs_op *sel)
+static uint32_t select_ops(const struct vs_op *ops, uint32_t n, const uint8_t *keep, bool dropped_too,
+			   struct vs_op *sel)
 {
 	uint32_t m = 0;
 
@@ -36,13 +39,12 @@ static uint32_t select_ops(const struct vs_op *ops, uint32_t n, const uint8_t *k
 		if (keep[i] == VC_CUT || (keep[i] == VC_DROPPED && !dropped_too))
 			continue;
 		sel[m] = ops[i];
-		/* Running at the cut: it may have taken effect, with any result, or not. */
-		if (keep[i] == VC_SHOWN_PENDING || (keep[i] == VC_DROPPED && running[i])) {
-			sel[m].pending = true;
-			sel[m].ret = VS_NEVER;
-		} else if (keep[i] == VC_DROPPED) {
+		/*
+		 * Running at the cut, dropped: optional (as recorded, or not
+		 * at all).  An operation that never returned stays pending.
+		 */
+		if (!ops[i].pending && (keep[i] == VC_SHOWN_PENDING || keep[i] == VC_DROPPED))
 			sel[m].optional = true;
-		}
 		m++;
 	}
 	return m;
@@ -59,10 +61,10 @@ static unsigned count_flag(const struct vs_op *ops, uint32_t n, int which)
 
 /* 1 if NT forbids it (within the time of one step), 0 if not or unknown, -ENOMEM. */
 static int fails(const struct vs_op *ops, uint32_t n, const struct nt_state *starts, uint32_t nstarts,
-		 uint64_t deadline_ns, size_t memory_limit, uint64_t *spent)
+		 uint64_t deadline_ns, size_t memory_limit, uint64_t step_nodes, uint64_t *spent)
 {
 	/* Bounded in steps, not time: the same history shrinks the same way on any machine. */
-	struct vs_problem p = { ops, n, starts, nstarts, false, false, deadline_ns, memory_limit, 0, STEP_NODES };
+	struct vs_problem p = { ops, n, starts, nstarts, false, false, deadline_ns, memory_limit, 0, step_nodes };
 	struct vs_outcome out;
 	uint64_t step = vs_now_ns();
 	if (vs_search(&p, &out))
@@ -98,18 +100,25 @@ static void prefix(const struct vs_op *ops, uint32_t n, uint64_t cut, uint8_t *k
 }
 
 int vc_shrink(const struct vs_op *ops, uint32_t n, const struct nt_state *starts, uint32_t nstarts,
-	      uint64_t deadline_ns, size_t memory_limit, uint8_t *keep, struct vs_outcome *final)
+	      uint64_t deadline_ns, size_t memory_limit, uint64_t budget_steps, uint8_t *keep,
+	      struct vs_outcome *final)
 {
+	uint64_t step_nodes;
+
 	struct vs_op *sel = malloc((n + 1) * sizeof(*sel));
 	uint64_t *cuts = malloc((n + 1) * sizeof(*cuts));
 	uint8_t *was = malloc(n + 1);
-	bool *running = calloc(n + 1, sizeof(*running));
 	uint32_t ncuts = 0, lo, hi, m;
 	uint64_t spent = 0;
 	int ret = -ENOMEM, f;
 
+	if (!budget_steps)
+		budget_steps = DEFAULT_BUDGET_STEPS;
+	/* One check may take a fiftieth of it, and no less than 100,000 steps. */
+	step_nodes = budget_steps / 50 > 100000 ? budget_steps / 50 : 100000;
+
 	memset(final, 0, sizeof(*final));
-	if (!sel || !cuts || !was || !running)
+	if (!sel || !cuts || !was)
 		goto out;
 	for (uint32_t i = 0; i < n; i++)
 		if (!ops[i].pending)
@@ -125,8 +134,8 @@ int vc_shrink(const struct vs_op *ops, uint32_t n, const struct nt_state *starts
 			uint32_t mid = lo + (hi - lo) / 2;
 
 			prefix(ops, n, cuts[mid], keep);
-			m = select_ops(ops, n, keep, running, false, sel);
-			if ((f = fails(sel, m, starts, nstarts, deadline_ns, memory_limit, &spent)) < 0)
+			m = select_ops(ops, n, keep, false, sel);
+			if ((f = fails(sel, m, starts, nstarts, deadline_ns, memory_limit, step_nodes, &spent)) < 0)
 				goto out;
 			if (f)
 				hi = mid;
@@ -135,8 +144,6 @@ int vc_shrink(const struct vs_op *ops, uint32_t n, const struct nt_state *starts
 		}
 		prefix(ops, n, cuts[hi], keep);
 	}
-	for (uint32_t i = 0; i < n; i++)
-		running[i] = keep[i] == VC_SHOWN_PENDING;
 	/* Drop what the proof does not need: chunks of halving size, then one by one. */
 	{
 		uint64_t budget = vs_now_ns() + BUDGET_SECONDS * 1000000000ull;
@@ -145,7 +152,7 @@ int vc_shrink(const struct vs_op *ops, uint32_t n, const struct nt_state *starts
 		for (uint32_t i = 0; i < n; i++)
 			live += keep[i] == VC_SHOWN || keep[i] == VC_SHOWN_PENDING;
 		for (uint32_t size = live / 2 ? live / 2 : 1; size >= 1; size /= 2) {
-			for (uint32_t from = 0; from < n && vs_now_ns() < budget && spent < BUDGET_NODES;) {
+			for (uint32_t from = 0; from < n && vs_now_ns() < budget && spent < budget_steps;) {
 				uint32_t taken = 0, i;
 
 				memcpy(was, keep, n);
@@ -158,8 +165,8 @@ int vc_shrink(const struct vs_op *ops, uint32_t n, const struct nt_state *starts
 				from = i;
 				if (!taken)
 					break;
-				m = select_ops(ops, n, keep, running, true, sel);
-				if ((f = fails(sel, m, starts, nstarts, deadline_ns, memory_limit, &spent)) < 0)
+				m = select_ops(ops, n, keep, true, sel);
+				if ((f = fails(sel, m, starts, nstarts, deadline_ns, memory_limit, step_nodes, &spent)) < 0)
 					goto out;
 				if (!f)
 					memcpy(keep, was, n);
@@ -172,7 +179,7 @@ int vc_shrink(const struct vs_op *ops, uint32_t n, const struct nt_state *starts
 	{
 		struct vs_problem p = { sel, 0, starts, nstarts, false, true, 0, memory_limit, 0, 0 };
 
-		p.nops = select_ops(ops, n, keep, running, true, sel);
+		p.nops = select_ops(ops, n, keep, true, sel);
 		p.deadline_ns = vs_now_ns() + 10ull * STEP_SECONDS * 1000000000ull;
 		if (vs_search(&p, final))
 			goto out;
@@ -182,6 +189,5 @@ out:
 	free(sel);
 	free(cuts);
 	free(was);
-	free(running);
 	return ret;
 }

@@ -91,7 +91,8 @@ static void usage(FILE *f)
 	      "workload: --seed S --threads N --ops N --objects N --stretch N --max-timeout MS\n"
 	      "          --no-deaths --no-closes --polls-only\n"
 	      "          --exe FILE --wine COMMAND (the Windows recorder and how to run it)\n"
-	      "checking: --html FILE --svg FILE --time-limit SECONDS --memory-limit MB --no-shrink --quiet\n"
+	      "checking: --html FILE --svg FILE --time-limit SECONDS --memory-limit MB\n"
+	      "          --shrink-steps N --no-shrink --quiet\n"
 	      "See winsync-verify(1).\n",
 	      f);
 }
@@ -608,6 +609,10 @@ int main(int argc, char **argv)
 			if (number(a, argv[++i], 1 << 20, &v))
 				return EXIT_ERROR;
 			o.check_opts.memory_limit = (size_t)v << 20;
+		} else if (!strcmp(a, "--shrink-steps") && has) {
+			if (number(a, argv[++i], 1e12, &v))
+				return EXIT_ERROR;
+			o.check_opts.shrink_steps = (uint64_t)v;
 		} else if (!strcmp(a, "--no-shrink")) {
 			o.check_opts.shrink = false;
 		} else if (!strcmp(a, "--check")) {
