@@ -8,6 +8,7 @@
  *   winsync-verify check FILE [options]          check a history
  *   winsync-verify fuzz --backend B [options]    record and check seed after seed
  *   winsync-verify overhead --backend B          what recording costs per call
+ *   winsync-verify benchmark                     the checker's time by history size
  *   winsync-verify backends                      list the backends
  *
  * Exit status: 0 linearizable, 1 not linearizable (or, with fuzz
@@ -43,6 +44,7 @@ struct opts {
 	double minutes;
 	uint32_t seeds;
 	uint32_t rounds;
+	const char *sizes;       /* benchmark: the history sizes */
 	bool check;              /* run: check too */
 	bool expect_failure;
 	bool quiet;
@@ -87,12 +89,13 @@ static void usage(FILE *f)
 	      "       winsync-verify fuzz --backend NAME [--minutes M | --seeds N] [--keep DIR]\n"
 	      "                           [--expect-failure] [workload] [checking]\n"
 	      "       winsync-verify overhead --backend NAME [--rounds N] [workload]\n"
+	      "       winsync-verify benchmark [--backend NAME] [--rounds N] [--sizes N,N,...] [workload]\n"
 	      "       winsync-verify backends\n"
 	      "workload: --seed S --threads N --ops N --objects N --stretch N --max-timeout MS\n"
 	      "          --no-deaths --no-closes --polls-only\n"
 	      "          --exe FILE --wine COMMAND (the Windows recorder and how to run it)\n"
 	      "checking: --html FILE --svg FILE --time-limit SECONDS --memory-limit MB\n"
-	      "          --shrink-steps N --no-shrink --quiet\n"
+	      "          --shrink-steps N --no-shrink --stretches-only --quiet\n"
 	      "See winsync-verify(1).\n",
 	      f);
 }
@@ -528,6 +531,77 @@ static int cmd_overhead(struct opts *o)
 	return EXIT_OK;
 }
 
+static double process_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Checks histories of each size o->rounds times: medians of the wall-clock and processor times. */
+static int cmd_benchmark(struct opts *o)
+{
+	uint32_t rounds = o->rounds ? o->rounds : 5, n = 0;
+	double previous = 0;
+
+	if (rounds > 64)
+		rounds = 64;
+	printf("checking histories of %s (%" PRIu32 " threads, %" PRIu32 " objects, seed %" PRIu64 "); "
+	       "medians of %" PRIu32 " checks:\n", o->backend->name, o->workload.threads, o->workload.objects,
+	       o->workload.seed, rounds);
+	printf("  %10s %8s %12s %12s %12s %10s %10s\n", "operations", "verdict", "wall s", "cpu s", "cpu range",
+	       "us/op", "x prev");
+	for (const char *p = o->sizes; *p; n++) {
+		struct vw_config c = o->workload;
+		struct vh_history h;
+		double wall[64], cpu[64];
+		enum vc_verdict verdict = VC_OK;
+		char *end;
+
+		c.ops = (uint32_t)strtoul(p, &end, 10);
+		if (end == p || c.ops == 0) {
+			fprintf(stderr, "winsync-verify: --sizes: a list of numbers expected\n");
+			return EXIT_ERROR;
+		}
+		p = *end == ',' ? end + 1 : end;
+		progress(false, "benchmark: recording %" PRIu32 " operations", c.ops);
+		if (record(o, &c, &h))
+			return EXIT_ERROR;
+		for (uint32_t r = 0; r < rounds; r++) {
+			struct vc_options co = o->check_opts;
+			struct vc_report rep;
+			uint64_t t0 = vs_now_ns();
+			double c0 = process_seconds();
+
+			co.progress = NULL;
+			if (vc_check(&h, &co, &rep)) {
+				vh_free(&h);
+				return EXIT_ERROR;
+			}
+			cpu[r] = process_seconds() - c0;
+			wall[r] = (double)(vs_now_ns() - t0) / 1e9;
+			verdict = rep.verdict;
+			vc_report_free(&rep);
+			progress(false, "benchmark: %" PRIu32 " operations, check %" PRIu32 " of %" PRIu32, h.nops, r + 1,
+				 rounds);
+		}
+		qsort(wall, rounds, sizeof(double), cmp_double);
+		qsort(cpu, rounds, sizeof(double), cmp_double);
+		printf("  %10" PRIu32 " %8s %12.3f %12.3f %5.3f-%-6.3f %10.2f %10s\n", h.nops,
+		       verdict == VC_OK ? "ok" : verdict == VC_FAIL ? "FAIL" : "unknown", wall[rounds / 2],
+		       cpu[rounds / 2], cpu[0], cpu[rounds - 1], cpu[rounds / 2] * 1e6 / h.nops, "");
+		if (previous > 0)
+			printf("  %10s %8s %12s %12s %12s %10s %9.1fx\n", "", "", "", "", "", "",
+			       cpu[rounds / 2] / previous);
+		previous = cpu[rounds / 2];
+		vh_free(&h);
+		fflush(stdout);
+	}
+	printf("  (cpu: this process's processor time; wall: elapsed, which other load on the machine inflates)\n");
+	return EXIT_OK;
+}
+
 static int cmd_backends(void)
 {
 	for (unsigned i = 0; i < vt_nbackends; i++)
@@ -589,6 +663,8 @@ int main(int argc, char **argv)
 			o.exe = argv[++i];
 		} else if (!strcmp(a, "--wine") && has) {
 			o.wine = argv[++i];
+		} else if (!strcmp(a, "--sizes") && has) {
+			o.sizes = argv[++i];
 		} else if (!strcmp(a, "--keep") && has) {
 			o.keep = argv[++i];
 		} else if (!strcmp(a, "--minutes") && has) {
@@ -613,6 +689,8 @@ int main(int argc, char **argv)
 			if (number(a, argv[++i], 1e12, &v))
 				return EXIT_ERROR;
 			o.check_opts.shrink_steps = (uint64_t)v;
+		} else if (!strcmp(a, "--stretches-only")) {
+			o.check_opts.stretches_only = true;
 		} else if (!strcmp(a, "--no-shrink")) {
 			o.check_opts.shrink = false;
 		} else if (!strcmp(a, "--check")) {
@@ -638,7 +716,13 @@ int main(int argc, char **argv)
 		}
 		return cmd_check(&o, file);
 	}
-	if (strcmp(cmd, "run") && strcmp(cmd, "fuzz") && strcmp(cmd, "overhead")) {
+	if (!strcmp(cmd, "benchmark")) {
+		if (!o.sizes)
+			o.sizes = "1000,10000,100000";
+		if (!backend)
+			backend = "core";
+	}
+	if (strcmp(cmd, "run") && strcmp(cmd, "fuzz") && strcmp(cmd, "overhead") && strcmp(cmd, "benchmark")) {
 		fprintf(stderr, "winsync-verify: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return EXIT_ERROR;
@@ -652,5 +736,7 @@ int main(int argc, char **argv)
 		return cmd_run(&o);
 	if (!strcmp(cmd, "fuzz"))
 		return cmd_fuzz(&o);
+	if (!strcmp(cmd, "benchmark"))
+		return cmd_benchmark(&o);
 	return cmd_overhead(&o);
 }
