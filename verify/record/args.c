@@ -72,6 +72,8 @@ int va_take(struct vw_config *c, int argc, char **argv, int *i)
 		c->closes = false;
 	} else if (!strcmp(a, "--polls-only")) {
 		c->polls_only = true;
+	} else if (!strcmp(a, "--no-delays")) {
+		c->no_delays = true;
 	} else {
 		return 0;
 	}
@@ -81,8 +83,8 @@ int va_take(struct vw_config *c, int argc, char **argv, int *i)
 int va_format(const struct vw_config *c, char *buf, size_t size)
 {
 	return snprintf(buf, size, "--seed %" PRIu64 " --threads %" PRIu32 " --ops %" PRIu32 " --objects %" PRIu32
-			" --stretch %" PRIu32 " --max-timeout %" PRIu32 "%s%s%s",
+			" --stretch %" PRIu32 " --max-timeout %" PRIu32 "%s%s%s%s",
 			c->seed, c->threads, c->ops, c->objects, c->stretch, c->max_timeout_ms,
 			c->deaths ? "" : " --no-deaths", c->closes ? "" : " --no-closes",
-			c->polls_only ? " --polls-only" : "");
+			c->polls_only ? " --polls-only" : "", c->no_delays ? " --no-delays" : "");
 }

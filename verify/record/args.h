@@ -2,7 +2,7 @@
 /*
  * The workload options, as both the winsync-verify tool and the Windows
  * recorder take them: --seed S --threads N --ops N --objects N --stretch N
- * --max-timeout MS --no-deaths --no-closes --polls-only.
+ * --max-timeout MS --no-deaths --no-closes --polls-only --no-delays.
  */
 #ifndef WINSYNC_VERIFY_ARGS_H
 #define WINSYNC_VERIFY_ARGS_H

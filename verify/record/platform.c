@@ -16,6 +16,16 @@ uint64_t vp_now_ns(void)
 	       (uint64_t)(now.QuadPart % frequency.QuadPart) * 1000000000u / (uint64_t)frequency.QuadPart;
 }
 
+uint64_t vp_cpu_ns(void)
+{
+	FILETIME created, exited, kernel, user;
+
+	if (!GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user))
+		return 0;
+	return ((((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime) +
+		(((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime)) * 100;
+}
+
 void vp_yield(void)
 {
 	SwitchToThread();
@@ -29,6 +39,14 @@ uint64_t vp_now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t vp_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 

@@ -7,6 +7,8 @@
 
 /* A monotonic clock in nanoseconds, comparable across the threads of one process. */
 uint64_t vp_now_ns(void);
+/* Processor time this process has used, in nanoseconds. */
+uint64_t vp_cpu_ns(void);
 void vp_yield(void);
 void vp_spin(uint32_t iterations);
 

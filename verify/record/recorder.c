@@ -225,7 +225,7 @@ static int cmp_invoke(const void *a, const void *b)
 }
 
 int vr_run(const struct vw_workload *w, const struct vr_backend *b, bool record, struct vh_history *h,
-	   uint64_t *elapsed_ns, uint64_t *calls)
+	   struct vr_times *times)
 {
 	struct vr_run *run = calloc(1, sizeof(*run));
 #ifdef _WIN32
@@ -237,7 +237,7 @@ int vr_run(const struct vw_workload *w, const struct vr_backend *b, bool record,
 	struct vr_worker *(*wait_exit)(struct vr_run *) = b->wait_exit ? b->wait_exit : vr_posix_wait_exit;
 #endif
 	uint32_t threads = w->config.threads, active = 0;
-	uint64_t t_start;
+	uint64_t t_start, cpu_start;
 	int ret = -1;
 
 	if (!run) {
@@ -264,6 +264,7 @@ int vr_run(const struct vw_workload *w, const struct vr_backend *b, bool record,
 		wk->slot = t;
 		wk->owner = 1 + t;
 	}
+	cpu_start = vp_cpu_ns();
 	run->t0 = t_start = vp_now_ns();
 	for (uint32_t t = 0; t < threads; t++) {
 		if (spawn(run, &run->workers[t])) {
@@ -290,6 +291,7 @@ int vr_run(const struct vw_workload *w, const struct vr_backend *b, bool record,
 		}
 	}
 	run->elapsed_ns = vp_now_ns() - t_start;
+	run->cpu_ns = vp_cpu_ns() - cpu_start;
 	b->close(run);
 	for (uint32_t t = 0; t < threads; t++) {
 		run->calls += run->workers[t].calls;
@@ -298,10 +300,11 @@ int vr_run(const struct vw_workload *w, const struct vr_backend *b, bool record,
 			goto out;
 		}
 	}
-	if (elapsed_ns)
-		*elapsed_ns = run->elapsed_ns;
-	if (calls)
-		*calls = run->calls;
+	if (times) {
+		times->calls = run->calls;
+		times->elapsed_ns = run->elapsed_ns;
+		times->cpu_ns = run->cpu_ns;
+	}
 	if (record) {
 		memset(h, 0, sizeof(*h));
 		snprintf(h->backend, sizeof(h->backend), "%s", b->name);

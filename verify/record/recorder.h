@@ -64,16 +64,24 @@ struct vr_run {
 	atomic_uint barrier_generation;
 	struct vr_worker workers[VW_MAX_THREADS];
 	void *threads;          /* the POSIX thread set */
-	uint64_t elapsed_ns;    /* the run, from the first barrier to the last thread's end */
+	uint64_t elapsed_ns;    /* the run, from the threads' start to the last one's end */
+	uint64_t cpu_ns;        /* the processor time of the process meanwhile */
 	uint64_t calls;
 };
 
+struct vr_times {
+	uint64_t calls;
+	uint64_t elapsed_ns;
+	uint64_t cpu_ns;
+};
+
 /*
- * Runs the workload; with `record`, builds the history in *h (vh_free it).
- * 0, or -1 with a message on stderr.
+ * Runs the workload; with `record`, builds the history in *h (vh_free it);
+ * what the calls took in *times (may be NULL).  0, or -1 with a message on
+ * stderr.
  */
 int vr_run(const struct vw_workload *w, const struct vr_backend *b, bool record, struct vh_history *h,
-	   uint64_t *elapsed_ns, uint64_t *calls);
+	   struct vr_times *times);
 
 /* The thread body (for backends that make their own threads). */
 void vr_worker_run(struct vr_worker *w);

@@ -217,7 +217,7 @@ int vw_generate(const struct vw_config *c, struct vw_workload *w)
 			make_op(w, &trng, &s[n]);
 			/* Now and then a pause, to shift this thread against the others. */
 			if (below(&trng, 8) == 0)
-				s[n].delay = below(&trng, 2000);
+				s[n].delay = c->no_delays ? 0 : below(&trng, 2000);
 			n++;
 		}
 		if (closing && n + closing + 1 <= cap) {

@@ -50,6 +50,7 @@ struct vw_config {
 	bool deaths;           /* owner deaths */
 	bool closes;           /* a last phase that closes some objects */
 	bool polls_only;       /* every wait a poll, no deaths, no closes: for timing the calls */
+	bool no_delays;        /* no pauses between calls: for timing them */
 };
 
 struct vw_workload {

@@ -92,7 +92,7 @@ static void usage(FILE *f)
 	      "       winsync-verify benchmark [--backend NAME] [--rounds N] [--sizes N,N,...] [workload]\n"
 	      "       winsync-verify backends\n"
 	      "workload: --seed S --threads N --ops N --objects N --stretch N --max-timeout MS\n"
-	      "          --no-deaths --no-closes --polls-only\n"
+	      "          --no-deaths --no-closes --polls-only --no-delays\n"
 	      "          --exe FILE --wine COMMAND (the Windows recorder and how to run it)\n"
 	      "checking: --html FILE --svg FILE --time-limit SECONDS --memory-limit MB\n"
 	      "          --shrink-steps N --no-shrink --stretches-only --quiet\n"
@@ -230,7 +230,7 @@ static int record(const struct opts *o, const struct vw_config *config, struct v
 			fprintf(stderr, "winsync-verify: bad workload\n");
 			return -1;
 		}
-		ret = vr_run(&w, o->backend->inproc, true, h, NULL, NULL);
+		ret = vr_run(&w, o->backend->inproc, true, h, NULL);
 		vw_free(&w);
 		if (ret)
 			return -1;
@@ -466,10 +466,10 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One timed run: ns per call, with or without recording. */
-static int timed(const struct opts *o, bool rec, double *ns_per_call)
+/* One timed run: wall-clock and processor ns per call, with or without recording. */
+static int timed(const struct opts *o, bool rec, double *wall, double *cpu)
 {
-	uint64_t ns = 0, calls = 0;
+	struct vr_times t = { 0, 0, 0 };
 	struct vw_config c = o->workload;
 
 	if (o->backend->inproc) {
@@ -480,7 +480,7 @@ static int timed(const struct opts *o, bool rec, double *ns_per_call)
 		c.caps = o->backend->inproc->caps;
 		if (vw_generate(&c, &w))
 			return -1;
-		ret = vr_run(&w, o->backend->inproc, rec, &h, &ns, &calls);
+		ret = vr_run(&w, o->backend->inproc, rec, &h, &t);
 		vw_free(&w);
 		if (ret)
 			return -1;
@@ -493,41 +493,51 @@ static int timed(const struct opts *o, bool rec, double *ns_per_call)
 		if (run_external(o, &c, rec, &text, &size))
 			return -1;
 		line = strstr(text, "# calls ");
-		if (!line || sscanf(line, "# calls %" SCNu64 " ns %" SCNu64, &calls, &ns) != 2) {
+		if (!line || sscanf(line, "# calls %" SCNu64 " ns %" SCNu64 " cpu %" SCNu64, &t.calls, &t.elapsed_ns,
+				    &t.cpu_ns) != 3) {
 			free(text);
 			return -1;
 		}
 		free(text);
 	}
-	*ns_per_call = calls ? (double)ns / (double)calls : 0;
+	*wall = t.calls ? (double)t.elapsed_ns / (double)t.calls : 0;
+	*cpu = t.calls ? (double)t.cpu_ns / (double)t.calls : 0;
 	return 0;
 }
 
 static int cmd_overhead(struct opts *o)
 {
-	double plain[64], recorded[64], ratio[64];
+	double wall[2][64], cpu[2][64], ratio[2][64];
 	uint32_t rounds = o->rounds ? o->rounds : 7;
 
 	if (rounds > 64)
 		rounds = 64;
+	/* The workload's pauses between calls would only dilute the ratio. */
+	o->workload.no_delays = true;
 	/* Alternated, so that both see the same machine. */
 	for (uint32_t i = 0; i < rounds; i++) {
-		if (timed(o, false, &plain[i]) || timed(o, true, &recorded[i]))
+		if (timed(o, false, &wall[0][i], &cpu[0][i]) || timed(o, true, &wall[1][i], &cpu[1][i]))
 			return EXIT_ERROR;
-		ratio[i] = plain[i] > 0 ? recorded[i] / plain[i] : 0;
+		ratio[0][i] = wall[0][i] > 0 ? wall[1][i] / wall[0][i] : 0;
+		ratio[1][i] = cpu[0][i] > 0 ? cpu[1][i] / cpu[0][i] : 0;
 		progress(false, "overhead %s: round %" PRIu32 " of %" PRIu32, o->backend->name, i + 1, rounds);
 	}
-	qsort(plain, rounds, sizeof(double), cmp_double);
-	qsort(recorded, rounds, sizeof(double), cmp_double);
-	qsort(ratio, rounds, sizeof(double), cmp_double);
+	for (int k = 0; k < 2; k++) {
+		qsort(wall[k], rounds, sizeof(double), cmp_double);
+		qsort(cpu[k], rounds, sizeof(double), cmp_double);
+		qsort(ratio[k], rounds, sizeof(double), cmp_double);
+	}
 	printf("overhead %s (%" PRIu32 " threads, %" PRIu32 " operations, %s; medians of %" PRIu32 " rounds):\n"
-	       "  calls alone       %10.1f ns per call (min %.1f, max %.1f)\n"
-	       "  calls recorded    %10.1f ns per call (min %.1f, max %.1f)\n"
-	       "  recorded / alone  %10.2fx (median of the rounds' ratios; min %.2fx, max %.2fx)\n",
+	       "                       wall ns/call (min-max)       cpu ns/call (min-max)\n"
+	       "  calls alone       %10.1f (%.1f-%.1f) %14.1f (%.1f-%.1f)\n"
+	       "  calls recorded    %10.1f (%.1f-%.1f) %14.1f (%.1f-%.1f)\n"
+	       "  recorded / alone  %9.2fx (%.2f-%.2f) %13.2fx (%.2f-%.2f)  (medians of the rounds' ratios)\n",
 	       o->backend->name, o->workload.threads, o->workload.ops,
 	       o->workload.polls_only ? "polls only" : "the default mix", rounds,
-	       plain[rounds / 2], plain[0], plain[rounds - 1], recorded[rounds / 2], recorded[0],
-	       recorded[rounds - 1], ratio[rounds / 2], ratio[0], ratio[rounds - 1]);
+	       wall[0][rounds / 2], wall[0][0], wall[0][rounds - 1], cpu[0][rounds / 2], cpu[0][0],
+	       cpu[0][rounds - 1], wall[1][rounds / 2], wall[1][0], wall[1][rounds - 1], cpu[1][rounds / 2],
+	       cpu[1][0], cpu[1][rounds - 1], ratio[0][rounds / 2], ratio[0][0], ratio[0][rounds - 1],
+	       ratio[1][rounds / 2], ratio[1][0], ratio[1][rounds - 1]);
 	return EXIT_OK;
 }
 

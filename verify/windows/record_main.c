@@ -8,8 +8,9 @@
  *
  *   winsync-verify-record-X.exe --name BACKEND [workload options] [--time]
  *     --time   run the calls without recording them
- * Last line, with or without --time: "# calls N ns T", the calls made and the
- * time they took together (for `winsync-verify overhead`).
+ * Last line, with or without --time: "# calls N ns T cpu C", the calls made,
+ * the time they took together and the processor time meanwhile (for
+ * `winsync-verify overhead`).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
 	struct vw_workload w;
 	struct vr_backend backend = vr_backend_win32;
 	struct vh_history h;
-	uint64_t ns = 0, calls = 0;
+	struct vr_times times = { 0, 0, 0 };
 	bool record = true;
 
 	va_defaults(&config);
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "winsync-verify-record: bad workload\n");
 		return 3;
 	}
-	if (vr_run(&w, &backend, record, &h, &ns, &calls)) {
+	if (vr_run(&w, &backend, record, &h, &times)) {
 		vw_free(&w);
 		return 3;
 	}
@@ -63,7 +64,8 @@ int main(int argc, char **argv)
 		vh_free(&h);
 	}
 	/* A comment line (the reader skips it): what the calls took, for `overhead`. */
-	printf("# calls %" PRIu64 " ns %" PRIu64 "\n", calls, ns);
+	printf("# calls %" PRIu64 " ns %" PRIu64 " cpu %" PRIu64 "\n", times.calls, times.elapsed_ns,
+	       times.cpu_ns);
 	vw_free(&w);
 	return 0;
 }
