@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "history.h"
 #include "search.h"
@@ -82,6 +83,13 @@ struct vc_report {
 
 int vc_check(const struct vh_history *h, const struct vc_options *o, struct vc_report *r);
 void vc_report_free(struct vc_report *r);
+
+/*
+ * The counterexample as a history of its own (it fails too): the objects
+ * in the state where the failing stretch starts, the needed operations.
+ * 0, or -1.
+ */
+int vc_write_counterexample(FILE *f, const struct vc_report *r);
 
 /* "0 event auto reset, 3 sem 0/2, 5 mutex o3x1": a group's state with history numbers. */
 int vc_format_state(char *buf, size_t size, const struct nt_state *s, const uint32_t *objects);

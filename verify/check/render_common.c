@@ -33,6 +33,7 @@ uint32_t vc_shown_ops(const struct vc_failure *f, struct vc_shown *shown, uint32
 		for (unsigned j = 0; j < VC_MAX_STEPS_SHOWN; j++) {
 			if (!s->steps[j]) {
 				s->steps[j] = k + 1;
+				s->starts[j] = !f->trace[k].done;
 				break;
 			}
 		}

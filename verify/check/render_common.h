@@ -12,6 +12,7 @@
 struct vc_shown {
 	uint32_t column;              /* the thread's place among those shown */
 	uint32_t steps[VC_MAX_STEPS_SHOWN]; /* its steps in the explanation, 1-based; 0: none */
+	bool starts[VC_MAX_STEPS_SHOWN];    /* that step only starts a wait (it blocks) */
 	bool stuck;
 	uint8_t role;                 /* enum vc_role */
 	bool context;                 /* role != VC_ROLE_NEEDED */

@@ -15,8 +15,9 @@
 
 #define LEFT 70
 #define RIGHT 40
-#define ROW 78
+#define ROW 92
 #define TOP 96
+#define LABEL_LINES 3
 #define MIN_STEP 46
 #define MAX_STEP 150
 
@@ -174,14 +175,14 @@ void vc_write_svg(FILE *f, const struct vc_report *r)
 	}
 	fprintf(f, "<text x=\"10\" y=\"%d\" font-size=\"10\" fill=\"#666\">us</text>\n", axis + 26);
 	/* Bars. */
-	int (*label_end)[2] = calloc(nthreads + 1, sizeof(*label_end));
+	int (*label_end)[LABEL_LINES] = calloc(nthreads + 1, sizeof(*label_end));
 
 	if (!label_end)
 		goto out;
 	for (uint32_t i = 0; i < h->nops; i++) {
 		const struct vc_shown *s = &shown[i];
 		const struct vh_op *op = &h->ops[i];
-		int y = TOP + ROW * (int)s->column + 26;
+		int y = TOP + ROW * (int)s->column + 40;
 		int x0 = LEFT + step * (int)rank_of(times, distinct, op->invoke) + step / 2;
 		int x1 = op->ret == VH_PENDING ? width - RIGHT
 					       : LEFT + step * (int)rank_of(times, distinct, op->ret) + step / 2;
@@ -195,27 +196,36 @@ void vc_write_svg(FILE *f, const struct vc_report *r)
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"22\" rx=\"4\" fill=\"%s\" stroke=\"%s\""
 			   " stroke-width=\"%d\"%s/>\n", x0, y, x1 - x0, fill, stroke, s->stuck ? 3 : 1,
 			op->ret == VH_PENDING || s->role != VC_ROLE_NEEDED ? " stroke-dasharray=\"5,3\"" : "");
-		/* A label that would run into the one before it in this row goes a line higher. */
+		/*
+		 * A label that would run into the one before it in this row goes
+		 * a line higher; a context operation's label is left out when no
+		 * line is free.
+		 */
 		int label = (int)(strlen(s->call) + (s->role != VC_ROLE_NEEDED ? 11 : 0)) * 7 + 8;
-		int line = x0 + 2 < label_end[s->column][0] ? 1 : 0;
+		int line;
 
-		if (line && x0 + 2 < label_end[s->column][1])
+		for (line = 0; line < LABEL_LINES && x0 + 2 < label_end[s->column][line]; line++)
+			;
+		if (line == LABEL_LINES) {
+			if (s->role == VC_ROLE_CONTEXT)
+				goto bar_text;
 			line = 0;
+		}
 		label_end[s->column][line] = x0 + 2 + label;
 		fprintf(f, "<text x=\"%d\" y=\"%d\"%s>", x0 + 2, y - 5 - 13 * line, s->context ? " fill=\"#999\"" : "");
 		escaped(f, s->call);
 		fputs(s->role == VC_ROLE_CONTEXT ? " (alongside)" : s->role == VC_ROLE_USED ? " (optional)" : "", f);
 		fputs("</text>\n", f);
+bar_text:
 		fprintf(f, "<text x=\"%d\" y=\"%d\"%s>-&gt; ", x0 + 4, y + 15,
 			s->stuck ? " font-weight=\"bold\" fill=\"#b71c1c\"" : "");
 		escaped(f, s->result);
 		fputs(s->stuck ? "  X" : "", f);
 		fputs("</text>\n", f);
+		/* A step that starts a wait at the bar's start, one that ends the call at its end. */
 		for (unsigned j = 0; j < VC_MAX_STEPS_SHOWN && s->steps[j]; j++) {
-			int cx = x1 - 12 - 24 * (int)(VC_MAX_STEPS_SHOWN - 1 - j);
+			int cx = s->starts[j] ? x0 + 12 : x1 - 12;
 
-			if (!s->steps[1])
-				cx = x1 - 12;
 			fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"9\" fill=\"#2e7d32\"/>"
 				   "<text x=\"%d\" y=\"%d\" fill=\"white\" font-size=\"10\" text-anchor=\"middle\">%" PRIu32
 				   "</text>\n", cx, y + 33, cx, y + 37, s->steps[j]);

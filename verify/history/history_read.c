@@ -164,6 +164,14 @@ int vh_parse_result(const char **p, struct vh_op *op)
 	return 0;
 }
 
+/* An object's state may end with "closed" (a history that starts mid-run). */
+static int parse_closed(const char **p, struct nt_object *o)
+{
+	if (word(p, "closed"))
+		o->flags |= NT_CLOSED;
+	return 0;
+}
+
 int vh_parse_object(const char **p, struct nt_object *o)
 {
 	uint32_t a = 0, b = 0;
@@ -179,7 +187,7 @@ int vh_parse_object(const char **p, struct nt_object *o)
 			return -1;
 		if (a)
 			o->flags |= NT_SIGNALED;
-		return 0;
+		return parse_closed(p, o);
 	}
 	if (word(p, "sem")) {
 		o->type = NT_SEM;
@@ -187,17 +195,22 @@ int vh_parse_object(const char **p, struct nt_object *o)
 			return -1;
 		o->count = a;
 		o->max = b;
-		return 0;
+		return parse_closed(p, o);
 	}
 	if (word(p, "mutex")) {
 		o->type = NT_MUTEX;
-		if (**p && **p != '\n' && **p != '#' && (number32(p, &a) || number32(p, &b)))
+		if (isdigit((unsigned char)**p) && (number32(p, &a) || number32(p, &b)))
 			return -1;
 		if ((a == 0) != (b == 0))
 			return -1;
 		o->owner = a;
 		o->count = b;
-		return 0;
+		if (word(p, "abandoned")) {
+			if (a)
+				return -1;
+			o->flags |= NT_ABANDONED;
+		}
+		return parse_closed(p, o);
 	}
 	return -1;
 }
@@ -290,7 +303,8 @@ int vh_read(FILE *f, struct vh_history *h, char *error, size_t size)
 			if (number32(&p, &id) || id != h->nobjects)
 				return fail(error, size, lineno, "objects must be numbered 0, 1, ... in order");
 			if (vh_parse_object(&p, &o) || !at_end(p))
-				return fail(error, size, lineno, "bad object (event manual|auto 0|1, sem COUNT MAX, mutex [OWNER COUNT])");
+				return fail(error, size, lineno, "bad object (event manual|auto 0|1, sem COUNT MAX, "
+						   "mutex [OWNER COUNT] [abandoned]; then [closed])");
 			grown = realloc(h->objects, (h->nobjects + 1) * sizeof(*grown));
 			if (!grown)
 				return fail(error, size, lineno, "out of memory");

@@ -120,14 +120,17 @@ int vh_format_result(char *buf, size_t size, const struct vh_op *op)
 
 int vh_format_object(char *buf, size_t size, const struct nt_object *o)
 {
+	const char *closed = (o->flags & NT_CLOSED) ? " closed" : "";
+
 	switch (o->type) {
 	case NT_EVENT:
-		return snprintf(buf, size, "event %s %d", (o->flags & NT_MANUAL) ? "manual" : "auto",
-				(o->flags & NT_SIGNALED) != 0);
+		return snprintf(buf, size, "event %s %d%s", (o->flags & NT_MANUAL) ? "manual" : "auto",
+				(o->flags & NT_SIGNALED) != 0, closed);
 	case NT_SEM:
-		return snprintf(buf, size, "sem %" PRIu32 " %" PRIu32, o->count, o->max);
+		return snprintf(buf, size, "sem %" PRIu32 " %" PRIu32 "%s", o->count, o->max, closed);
 	default:
-		return snprintf(buf, size, "mutex %" PRIu32 " %" PRIu32, o->owner, o->count);
+		return snprintf(buf, size, "mutex %" PRIu32 " %" PRIu32 "%s%s", o->owner, o->count,
+				(o->flags & NT_ABANDONED) ? " abandoned" : "", closed);
 	}
 }
 

@@ -39,6 +39,7 @@ struct opts {
 	const struct vt_backend *backend;
 	const char *output;      /* run: the history file */
 	const char *html, *svg;
+	const char *counterexample; /* --counterexample FILE */
 	const char *exe, *wine;
 	const char *keep;        /* fuzz: where failing histories go */
 	double minutes;
@@ -94,7 +95,7 @@ static void usage(FILE *f)
 	      "workload: --seed S --threads N --ops N --objects N --stretch N --max-timeout MS\n"
 	      "          --no-deaths --no-closes --polls-only --no-delays\n"
 	      "          --exe FILE --wine COMMAND (the Windows recorder and how to run it)\n"
-	      "checking: --html FILE --svg FILE --time-limit SECONDS --memory-limit MB\n"
+	      "checking: --html FILE --svg FILE --counterexample FILE --time-limit SECONDS --memory-limit MB\n"
 	      "          --shrink-steps N --no-shrink --stretches-only --quiet\n"
 	      "See winsync-verify(1).\n",
 	      f);
@@ -282,6 +283,17 @@ static int write_picture(const char *path, const struct vc_report *r, bool html)
 	return fclose(f);
 }
 
+static int write_counterexample(const char *path, const struct vc_report *r)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || vc_write_counterexample(f, r) || fclose(f)) {
+		fprintf(stderr, "winsync-verify: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *verdict_name(enum vc_verdict v)
 {
 	return v == VC_OK ? "linearizable" : v == VC_FAIL ? "NOT LINEARIZABLE" : "unknown";
@@ -320,6 +332,8 @@ static int check_history(const struct opts *o, const struct vh_history *h, const
 			write_picture(html, &r, true);
 		if (svg)
 			write_picture(svg, &r, false);
+		if (o->counterexample)
+			write_counterexample(o->counterexample, &r);
 	}
 	status = r.verdict == VC_OK ? EXIT_OK : r.verdict == VC_FAIL ? EXIT_FAIL : EXIT_UNKNOWN;
 	vc_report_free(&r);
@@ -424,6 +438,9 @@ static int cmd_fuzz(struct opts *o)
 			snprintf(path, sizeof(path), "%s/%s-seed%" PRIu64 ".html", o->keep ? o->keep : ".",
 				 h.backend, c.seed);
 			write_picture(path, &r, true);
+			snprintf(path, sizeof(path), "%s/%s-seed%" PRIu64 ".counterexample", o->keep ? o->keep : ".",
+				 h.backend, c.seed);
+			write_counterexample(path, &r);
 			fflush(stdout);
 		}
 		left = end ? (double)(end - vs_now_ns()) / 1e9 : 0;
@@ -667,6 +684,8 @@ int main(int argc, char **argv)
 			o.output = argv[++i];
 		} else if (!strcmp(a, "--html") && has) {
 			o.html = argv[++i];
+		} else if (!strcmp(a, "--counterexample") && has) {
+			o.counterexample = argv[++i];
 		} else if (!strcmp(a, "--svg") && has) {
 			o.svg = argv[++i];
 		} else if (!strcmp(a, "--exe") && has) {
