@@ -472,6 +472,52 @@ static void progress(struct checker *c, uint32_t ops)
 		c->o->progress(c->o->progress_ctx, c->done_ops, c->total_ops);
 }
 
+/* Steps a stretch may take to list its orders: generous, but not the whole time bound. */
+static uint64_t stretch_steps(uint32_t n)
+{
+	return 2000000ull + 2000ull * n;
+}
+
+/*
+ * One search of the whole group from its initial state, to the first
+ * linearization, in at most `steps` steps (0: until the time or memory
+ * bound): VC_OK, VC_UNKNOWN (also when it finds none: the stretches decide
+ * that), or -ENOMEM.
+ */
+static int whole_group(struct checker *c, const struct group *g, const struct vs_op *ops, uint64_t steps)
+{
+	const struct vh_history *h = c->h;
+	struct nt_state start;
+	struct vs_problem p = { ops, g->nops, &start, 1, false, false, c->deadline, c->o->memory_limit, 0, steps };
+	struct vs_outcome out;
+
+	nt_state_init(&start);
+	for (uint32_t i = 0; i < g->nobjects; i++)
+		nt_state_add(&start, &h->objects[g->objects[i]]);
+	if (vs_search(&p, &out))
+		return -ENOMEM;
+	if (getenv("VERIFY_DEBUG_CHECK"))
+		fprintf(stderr, "whole group of %" PRIu32 " operations: verdict %d after %" PRIu64 " steps (%s)\n",
+			g->nops, out.verdict, out.nodes, out.unknown ? out.unknown : "-");
+	c->r->nodes += out.nodes;
+	if (out.memory > c->r->peak_memory)
+		c->r->peak_memory = out.memory;
+	vs_outcome_free(&out);
+	if (out.verdict == VS_FAIL && !steps) {
+		/* Every order was tried: no stretch could say where, so the whole group is the failure. */
+		if (report_failure(c, g, ops, g->nops, &start, 1))
+			return -ENOMEM;
+		return VC_FAIL;
+	}
+	if (out.verdict != VS_OK)
+		return VC_UNKNOWN;
+	c->r->stretches++;
+	if (g->nops > c->r->largest_stretch)
+		c->r->largest_stretch = g->nops;
+	progress(c, g->nops);
+	return VC_OK;
+}
+
 /* Checks one group stretch by stretch: VC_OK, VC_FAIL or VC_UNKNOWN (<0: -ENOMEM). */
 static int check_group(struct checker *c, const struct group *g)
 {
@@ -515,24 +561,9 @@ static int check_group(struct checker *c, const struct group *g)
 	 * decided and located stretch by stretch.
 	 */
 	if (!c->o->stretches_only) {
-		struct vs_problem p = { ops, g->nops, starts, 1, false, false, c->deadline, c->o->memory_limit, 0,
-					64ull * g->nops + 100000 };
-		struct vs_outcome out;
-
-		if (vs_search(&p, &out))
+		verdict = whole_group(c, g, ops, 64ull * g->nops + 100000);
+		if (verdict < 0 || verdict == VC_OK)
 			goto out;
-		c->r->nodes += out.nodes;
-		if (out.memory > c->r->peak_memory)
-			c->r->peak_memory = out.memory;
-		vs_outcome_free(&out);
-		if (out.verdict == VS_OK) {
-			c->r->stretches++;
-			if (g->nops > c->r->largest_stretch)
-				c->r->largest_stretch = g->nops;
-			progress(c, g->nops);
-			verdict = VC_OK;
-			goto out;
-		}
 	}
 	for (uint32_t begin = 0; begin < g->nops;) {
 		uint64_t reach = ops[begin].ret;
@@ -548,7 +579,8 @@ static int check_group(struct checker *c, const struct group *g)
 		}
 		/* Operation numbers are the stretch's: the model indexes them from 0. */
 		p = (struct vs_problem){ ops + begin, end - begin, starts, nstarts, end < g->nops, false,
-					 c->deadline, c->o->memory_limit, 0, 0 };
+					 c->deadline, c->o->memory_limit, 0,
+					 stretch_steps(end - begin) };
 		if (vs_search(&p, &out))
 			goto out;
 		c->r->stretches++;
@@ -562,6 +594,21 @@ static int check_group(struct checker *c, const struct group *g)
 			if (report_failure(c, g, ops + begin, end - begin, starts, nstarts))
 				goto out;
 			verdict = VC_FAIL;
+			goto out;
+		}
+		if (out.verdict == VS_UNKNOWN && out.unknown && !strcmp(out.unknown, "steps")) {
+			/*
+			 * Too many orders to list in this stretch (many threads
+			 * at once): what is left of the time goes to one search
+			 * of the whole group, which needs only one order.
+			 */
+			vs_outcome_free(&out);
+			verdict = whole_group(c, g, ops, 0);
+			if (verdict == VC_UNKNOWN)
+				snprintf(c->r->unknown, sizeof(c->r->unknown),
+					 "a stretch of %" PRIu32 " operations (objects %" PRIu32 "..., from t=%" PRIu64
+					 " ns) has too many orders to list, and the search of the whole group ran out"
+					 " of time or memory", end - begin, g->objects[0], h->ops[ops[begin].tag].invoke);
 			goto out;
 		}
 		if (out.verdict == VS_UNKNOWN) {

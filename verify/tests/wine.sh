@@ -1,16 +1,33 @@
 #!/usr/bin/env bash
-# Runs a Windows program on the installed (stock) Wine, in the Wine prefix
-# of the cache that the demos use (demo/run-demos.sh: <cache>/wineprefix,
-# made by CTest's demo-wineprefix), with WINEPREFIX set explicitly: CI runs
-# without HOME.  For `winsync-verify --wine`.
+# Runs a Windows program on the installed (stock) Wine for winsync-verify's
+# Wine backends (`winsync-verify --wine verify/tests/wine.sh`), in a prefix
+# of its own, <cache>/verify-wineprefix (scripts/lib.sh ws_cache_dir; or
+# $WINSYNC_VERIFY_WINEPREFIX), set explicitly: CI runs without HOME.  The
+# prefix is made on first use (about 10 s), aside and renamed into place.
 #   verify/tests/wine.sh PROGRAM [ARG...]
+#   verify/tests/wine.sh --prefix-only
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../scripts/lib.sh
 source "$here/../../scripts/lib.sh"
-prefix=${WINSYNC_WINEPREFIX:-$(ws_cache_dir)/wineprefix}
-[[ -f $prefix/system.reg ]] || { echo "verify/tests/wine.sh: no Wine prefix $prefix (demo/run-demos.sh --prefix-only)" >&2; exit 2; }
-export WINEPREFIX=$prefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+prefix=${WINSYNC_VERIFY_WINEPREFIX:-$(ws_cache_dir)/verify-wineprefix}
+export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 [[ -n ${HOME:-} && $HOME != / ]] || export HOME=${TMPDIR:-/tmp}
-unset DISPLAY WAYLAND_DISPLAY
+unset DISPLAY WAYLAND_DISPLAY WINEDLLPATH WINESERVER WINELOADER
+if [[ ! -f $prefix/system.reg ]]; then
+	mkdir -p "$(dirname "$prefix")"
+	exec 9>"$prefix.lock"
+	flock 9
+	if [[ ! -f $prefix/system.reg ]]; then
+		rm -rf "$prefix.new"
+		WINEPREFIX=$prefix.new wineboot -i </dev/null >"$prefix.log" 2>&1 || { cat "$prefix.log" >&2; exit 1; }
+		WINEPREFIX=$prefix.new wineserver -w
+		rm -rf "$prefix"
+		mv "$prefix.new" "$prefix"
+		echo "verify/tests/wine.sh: created $prefix" >&2
+	fi
+	flock -u 9
+fi
+[[ ${1:-} != --prefix-only ]] || exit 0
+export WINEPREFIX=$prefix
 exec wine "$@" </dev/null

@@ -399,6 +399,7 @@ static int cmd_fuzz(struct opts *o)
 		struct vh_history h;
 		struct vc_report r;
 		struct vc_options co = o->check_opts;
+		char rest[64];
 		double left;
 
 		if (o->seeds && runs == o->seeds)
@@ -414,8 +415,19 @@ static int cmd_fuzz(struct opts *o)
 		runs++;
 		ops += r.ops;
 		if (r.verdict == VC_UNKNOWN) {
+			char path[4096];
+			FILE *f;
+
 			unknowns++;
 			progress(true, "fuzz %s: seed %" PRIu64 ": unknown (%s)", h.backend, c.seed, r.unknown);
+			snprintf(path, sizeof(path), "%s/%s-seed%" PRIu64 ".unknown.history", o->keep ? o->keep : ".",
+				 h.backend, c.seed);
+			if ((f = fopen(path, "w"))) {
+				vh_write(f, &h);
+				fclose(f);
+				printf("fuzz %s: seed %" PRIu64 ": unknown (%s); kept %s\n", h.backend, c.seed, r.unknown,
+				       path);
+			}
 		}
 		if (r.verdict == VC_FAIL) {
 			char path[4096];
@@ -446,10 +458,13 @@ static int cmd_fuzz(struct opts *o)
 		left = end ? (double)(end - vs_now_ns()) / 1e9 : 0;
 		if (left < 0)
 			left = 0;
+		if (end)
+			snprintf(rest, sizeof(rest), ", %.0f s left", left);
+		else
+			snprintf(rest, sizeof(rest), ", %" PRIu32 " seeds left", o->seeds - runs);
 		progress(false, "fuzz %s: seed %" PRIu64 ", %" PRIu32 " runs, %" PRIu64 " operations checked, "
-				"%" PRIu32 " not linearizable, %" PRIu32 " unknown%s%.0f%s",
-			 h.backend, c.seed, runs, ops, failures, unknowns, end ? ", " : "", end ? left : 0.0,
-			 end ? " s left" : "");
+				"%" PRIu32 " not linearizable, %" PRIu32 " unknown%s",
+			 h.backend, c.seed, runs, ops, failures, unknowns, rest);
 		vc_report_free(&r);
 		vh_free(&h);
 		if (failures && o->expect_failure)
