@@ -630,12 +630,13 @@ static int cmd_benchmark(struct opts *o)
 		}
 		qsort(wall, rounds, sizeof(double), cmp_double);
 		qsort(cpu, rounds, sizeof(double), cmp_double);
+		char growth[16] = "";
+
+		if (previous > 0)
+			snprintf(growth, sizeof growth, "%.1fx", cpu[rounds / 2] / previous);
 		printf("  %10" PRIu32 " %8s %12.3f %12.3f %5.3f-%-6.3f %10.2f %10s\n", h.nops,
 		       verdict == VC_OK ? "ok" : verdict == VC_FAIL ? "FAIL" : "unknown", wall[rounds / 2],
-		       cpu[rounds / 2], cpu[0], cpu[rounds - 1], cpu[rounds / 2] * 1e6 / h.nops, "");
-		if (previous > 0)
-			printf("  %10s %8s %12s %12s %12s %10s %9.1fx\n", "", "", "", "", "", "",
-			       cpu[rounds / 2] / previous);
+		       cpu[rounds / 2], cpu[0], cpu[rounds - 1], cpu[rounds / 2] * 1e6 / h.nops, growth);
 		previous = cpu[rounds / 2];
 		vh_free(&h);
 		fflush(stdout);
