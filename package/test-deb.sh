@@ -118,7 +118,7 @@ fi
 for pattern in '/include/winsync\.h$' '/include/winsync/win32\.h$' '/libwinsync\.so$' \
   '/libwinsync-win32\.so$' '/winsyncConfig\.cmake$' '/winsyncConfigVersion\.cmake$' \
   '/winsyncTargets\.cmake$' '/pkgconfig/winsync\.pc$' '/pkgconfig/winsync-win32\.pc$' \
-  '/man3/ws_wait_any\.3' '/man7/winsync\.7'; do
+  '/man3/ws_wait_any\.3' '/man7/winsync\.7' '/bin/winsync-verify$' '/man1/winsync-verify\.1'; do
   has "$dev" "$pattern"
 done
 # Stripped: the debug information is in the -dbgsym packages.
