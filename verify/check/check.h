@@ -86,7 +86,8 @@ void vc_report_free(struct vc_report *r);
 
 /*
  * The counterexample as a history of its own (it fails too): the objects
- * in the state where the failing stretch starts, the needed operations.
+ * in the state where the explanation starts, the needed operations and the
+ * optional ones the explanation used.
  * 0, or -1.
  */
 int vc_write_counterexample(FILE *f, const struct vc_report *r);

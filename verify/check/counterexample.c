@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A failure as a history of its own: the objects in the state where the
- * failing stretch starts, and the operations the proof needs.  NT allows no
- * order of the operations of the counterexample when the others each took
- * effect as recorded or not at all, so in particular not when none did:
- * this small history fails as well, and fails wherever the first did.
+ * explanation starts, the operations the proof needs and the optional ones
+ * the explanation made take effect.  NT allows no order of the needed
+ * operations when the others each took effect as recorded or not at all,
+ * so in particular not when exactly those did: this small history fails as
+ * well, wherever the first did, and for the same reason (with the needed
+ * operations alone it could fail sooner, for want of what the optional
+ * ones did).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -35,8 +38,10 @@ int vc_write_counterexample(FILE *f, const struct vc_report *r)
 		const struct vh_op *op = &fl->history.ops[i];
 		struct vh_op *copy;
 
-		/* Needed and returned: what was running at the prefix's end may be left out too. */
-		if (fl->context[i] != VC_ROLE_NEEDED || op->ret == VH_PENDING)
+		/* What was running at the prefix's end is optional, and a pending
+		 * call may take effect with any result: only a death, which has
+		 * none, stays (as pending); the others are left out. */
+		if (fl->context[i] == VC_ROLE_CONTEXT || (op->ret == VH_PENDING && op->call.kind != NT_DIE))
 			continue;
 		if (!(copy = vh_append(&out))) {
 			vh_free(&out);
@@ -45,7 +50,7 @@ int vc_write_counterexample(FILE *f, const struct vc_report *r)
 		*copy = *op;
 	}
 	fprintf(f, "# the counterexample of a failure of %s seed %" PRIu64 ": its objects as they were where\n"
-		   "# the failing stretch starts, and the operations the proof needs\n",
+		   "# its explanation starts, the operations the proof needs and those the explanation uses\n",
 		fl->history.backend, fl->history.seed);
 	ret = vh_write(f, &out);
 	vh_free(&out);
