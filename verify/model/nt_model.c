@@ -5,7 +5,8 @@
  *
  * - An object is ready for a wait when it is an event that is signaled, a
  *   semaphore whose count is above 0, or a mutex that is free or owned by
- *   the waiting owner (recursion).  A closed object is never ready.
+ *   the waiting owner (recursion).  A closed object keeps its state for
+ *   the waits already blocked on it (in NT they hold a reference to it).
  * - To acquire: an auto-reset event is reset (a manual one stays set), a
  *   semaphore loses one unit, a mutex becomes the owner's (once more if it
  *   is already); an abandoned mutex is acquired with WAIT_ABANDONED and is
@@ -26,7 +27,11 @@
  *   holds is abandoned (free, recursion count 0) and handed on, one after
  *   the other in any order.
  * - Close: every later use of the handle is EBADF; a wait blocked on the
- *   object goes on waiting.
+ *   object goes on waiting, and may still take it (a wait-all, with the
+ *   rest of its objects).  MSDN leaves this undefined; Windows and Wine's
+ *   server keep the object alive while a wait holds it.  winsync does not
+ *   (ws_close(3): the slot is freed at once), which a checker can meet
+ *   only when a wait-all blocked on a closed object that was ready.
  */
 #include <string.h>
 
@@ -159,8 +164,6 @@ bool nt_result_match(const struct nt_result *want, const struct nt_result *got)
 
 static bool obj_ready(const struct nt_object *o, uint32_t owner)
 {
-	if (o->flags & NT_CLOSED)
-		return false;
 	switch (o->type) {
 	case NT_EVENT:
 		return o->flags & NT_SIGNALED;

@@ -152,6 +152,11 @@ static const struct rule rules[] = {
 	{ "a wait blocked on an object that gets closed goes on waiting",
 	  "event auto 0 | event auto 0",
 	  "a: o1 wait any 0,1 timeout 10 -> ok 1; o2 close 0 -> ok; blocked a; o2 set 1 -> ok 0; end a" },
+	{ "a closed object lives on for the waits already blocked on it (they hold it): a wait-all takes it "
+	  "with the rest (MSDN calls this undefined; Windows and Wine's server do it)",
+	  "sem 1 1 | event auto 0",
+	  "a: o1 wait all 0,1 timeout 10 -> ok 0; o2 close 0 -> ok; blocked a; o2 set 1 -> ok 0; handed a;"
+	  "! o2 wait any 0 poll -> ok 0; end a" },
 	{ "the same object twice in a wait-all is invalid",
 	  "sem 2 2",
 	  "o1 wait all 0,0 poll -> einval; o1 wait any 0,0 poll -> ok 0" },
