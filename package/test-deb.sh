@@ -112,13 +112,15 @@ has "$tools" '^/usr/bin/winsync-bench$'
 has "$tools" '^/usr/share/man/man1/winsync-bench\.1\.gz$'
 has "$tools" '^/usr/bin/winsync-stat$'
 has "$tools" '^/usr/share/man/man1/winsync-stat\.1\.gz$'
+has "$tools" '^/usr/bin/winsync-verify$'
+has "$tools" '^/usr/share/man/man1/winsync-verify\.1\.gz$'
 if contents "$runtime" | grep -Eq '\.h$|\.pc$|\.cmake$|\.so$|/man/'; then
   fail "libwinsync0 carries development files"
 fi
 for pattern in '/include/winsync\.h$' '/include/winsync/win32\.h$' '/libwinsync\.so$' \
   '/libwinsync-win32\.so$' '/winsyncConfig\.cmake$' '/winsyncConfigVersion\.cmake$' \
   '/winsyncTargets\.cmake$' '/pkgconfig/winsync\.pc$' '/pkgconfig/winsync-win32\.pc$' \
-  '/man3/ws_wait_any\.3' '/man7/winsync\.7' '/bin/winsync-verify$' '/man1/winsync-verify\.1'; do
+  '/man3/ws_wait_any\.3' '/man7/winsync\.7'; do
   has "$dev" "$pattern"
 done
 # Stripped: the debug information is in the -dbgsym packages.

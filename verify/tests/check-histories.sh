@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # check-histories.sh TOOL DIR: every DIR/*.history and *.counterexample is a
 # history whose first line says what the checker must answer ("# A real
 # failure" or "# Its counterexample": not linearizable; "# Linearizable":
 # linearizable), and the checker must answer it.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 tool=$1
 dir=$2
 failed=0

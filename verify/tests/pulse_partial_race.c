@@ -101,6 +101,11 @@ int main(int argc, char **argv)
 	struct waiter a, b;
 	int rc;
 
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: %s [ROUNDS]\nPulses an event ROUNDS (200) times with a wait_any {E} and then a wait_all\n"
+		       "{E, S} blocked on it; exit 1 if the first ever saw S still available.\n", argv[0]);
+		return 0;
+	}
 	if ((rc = ws_arena_create(NULL, 0, &arena)))
 		die("ws_arena_create", rc);
 	for (long n = 0; n < rounds; n++) {

@@ -383,8 +383,12 @@ static int run_rule(const struct rule *r)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: %s\nChecks each NT rule of the table against the model; exit 0 when all hold.\n", argv[0]);
+		return 0;
+	}
 	unsigned failed = 0, count = sizeof(rules) / sizeof(rules[0]);
 
 	for (unsigned i = 0; i < count; i++) {

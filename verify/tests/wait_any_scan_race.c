@@ -71,12 +71,19 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 5, end = now() + seconds;
+	double seconds, end;
 	const struct timespec past = { 0, 0 };
 	long polls = 0, took_m = 0, violations = 0, first_note = 0, first_consumed = 0;
 	pthread_t b;
 	int rc;
 
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: %s [SECONDS]\nPolls wait_any {E, M} for SECONDS (5) while another thread sets E and\n"
+		       "takes M; exit 1 if it ever took M while E was signaled.\n", argv[0]);
+		return 0;
+	}
+	seconds = argc > 1 ? atof(argv[1]) : 5;
+	end = now() + seconds;
 	if ((rc = ws_arena_create(NULL, 0, &arena)))
 		die("ws_arena_create", rc);
 	if ((rc = ws_event_create(arena, false, false, &E)) || (rc = ws_mutex_create(arena, 0, 0, &M)))

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs a Windows program on the installed (stock) Wine for winsync-verify's
 # Wine backends (`winsync-verify --wine verify/tests/wine.sh`), in a prefix
 # of its own, <cache>/verify-wineprefix (scripts/lib.sh ws_cache_dir; or
@@ -7,6 +8,7 @@
 #   verify/tests/wine.sh PROGRAM [ARG...]
 #   verify/tests/wine.sh --prefix-only
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../scripts/lib.sh
 source "$here/../../scripts/lib.sh"
