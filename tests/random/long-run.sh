@@ -12,6 +12,7 @@
 #
 # Each run's output is kept in $OUT (default: a new directory in /tmp).
 set -eu
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 
 bin=${1:?usage: long-run.sh BINARY MINUTES [SECONDS_PER_RUN [FIRST_SEED [MODE...]]]}
 minutes=${2:?minutes}

@@ -71,13 +71,14 @@ static const struct rt_mode modes[] = {
 
 #define NMODES (sizeof modes / sizeof modes[0])
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr, "usage: winsync-random --mode MODE [--seed N] [--seconds S] [--keep-going]\n"
-			"       winsync-random --list\nmodes:");
+	fprintf(f, "usage: winsync-random --mode MODE [--seed N] [--seconds S] [--keep-going]\n"
+		   "       winsync-random --list\n"
+		   "A seeded random tester of the whole API (tests/random/README.md).\nmodes:");
 	for (size_t i = 0; i < NMODES; i++)
-		fprintf(stderr, " %s", modes[i].name);
-	fprintf(stderr, "\n");
+		fprintf(f, " %s", modes[i].name);
+	fprintf(f, "\n");
 }
 
 int main(int argc, char **argv)
@@ -92,7 +93,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "--child") == 0)
 		return rt_child_main(argc, argv);
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--list") == 0) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--list") == 0) {
 			for (size_t m = 0; m < NMODES; m++)
 				printf("%-10s %s\n", modes[m].name, modes[m].about);
 			return 0;
@@ -110,12 +114,12 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--keep-going") == 0) {
 			keep_going = true;
 		} else {
-			usage();
+			usage(stderr);
 			return 2;
 		}
 	}
 	if (!mode || seconds <= 0) {
-		usage();
+		usage(stderr);
 		return 2;
 	}
 	if (!have_seed)
