@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs the demos many times in a row in the QEMU guest and counts how each run
 # ended, the programs killed by a signal (SIGSEGV) apart.  Long (minutes per
 # run under TCG): not part of the default tests; CTest runs it only when
@@ -41,7 +42,7 @@ while [[ $# -gt 0 ]]; do
     --build) build="$2"; shift 2 ;;
     --fatal-signals) fatal=1; shift ;;
     --inner) inner=1; shift ;;  # the loop inside one guest boot (internal)
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "repeat-guest.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
