@@ -89,16 +89,13 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 	ws_futex_wait(words, count, &slice);
 }
 
-int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
-		 uint32_t *taken_from)
+int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block, bool takeover,
+		 uint32_t *gone)
 {
-	_Atomic uint32_t *holding = &arena->records[self].holding;
 	struct holder_watch watch = { 0, 0, false };
 	uint32_t seen = 0;
 
-	*taken_from = 0;
-	/* Odd while taking or holding: see holder_gone(). */
-	atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+	*gone = 0;
 	if (atomic_compare_exchange_strong_explicit(word, &seen, ref, memory_order_acquire,
 						    memory_order_relaxed))
 		return 0;
@@ -123,19 +120,19 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_
 		}
 		/* Our own name while we do not hold it: a predecessor of an adopted record. */
 		if ((seen & ~WS_LOCK_CONTENDED) == ref || holder_gone(arena, seen, &watch)) {
+			*gone = seen & ~WS_LOCK_CONTENDED;
+			if (!takeover)
+				return -EOWNERDEAD;
 			if (atomic_compare_exchange_strong_explicit(word, &seen,
 								    ref | WS_LOCK_CONTENDED,
 								    memory_order_acquire,
-								    memory_order_relaxed)) {
-				*taken_from = seen & ~WS_LOCK_CONTENDED;
+								    memory_order_relaxed))
 				return 0;
-			}
+			*gone = 0;
 			continue;
 		}
-		if (!block) {
-			atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+		if (!block)
 			return -EAGAIN;
-		}
 		if (!(seen & WS_LOCK_CONTENDED)) {
 			if (!atomic_compare_exchange_weak_explicit(word, &seen,
 								   seen | WS_LOCK_CONTENDED,
@@ -148,11 +145,24 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_
 	}
 }
 
-void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self)
+void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word)
 {
 	WS_FAULT();
 	if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
 		ws_futex_wake(word, 1, arena->shared);
 	WS_FAULT();
-	atomic_fetch_add_explicit(&arena->records[self].holding, 1, memory_order_seq_cst);
+}
+
+void ws_lock_release_from(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref)
+{
+	uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
+
+	while ((seen & ~WS_LOCK_CONTENDED) == ref) {
+		if (atomic_compare_exchange_weak_explicit(word, &seen, 0, memory_order_release,
+							  memory_order_relaxed)) {
+			if (seen & WS_LOCK_CONTENDED)
+				ws_futex_wake(word, 1, arena->shared);
+			return;
+		}
+	}
 }
