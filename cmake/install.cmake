@@ -5,7 +5,8 @@
 #                CMake package (find_package(winsync): winsync::winsync,
 #                winsync::win32), winsync.pc, winsync-win32.pc and the man
 #                pages (man/CMakeLists.txt)
-#   tools        winsync-bench (tests/bench), winsync-stat (tools/stat)
+#   tools        winsync-bench (tests/bench), winsync-stat (tools/stat),
+#                winsync-verify (verify/)
 # The Debian packages (debian/*.install) split the same files by path.
 include(CMakePackageConfigHelpers)
 
