@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # 32-bit x86 Linux programs on an x86_64 Debian host, with gcc -m32
 # (gcc-multilib) and the :i386 packages of scripts/deps.sh's `i386` group:
 # libwinsync and its test suite as 32-bit programs (the native32 preset).

@@ -1,10 +1,12 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # What `cmake --install` puts in the prefix, by component:
 #   runtime      libwinsync.so.0, libwinsync-win32.so.0 (Windows: winsync.dll)
 #   development  the headers, the .so links (Windows: libwinsync.dll.a), the
 #                CMake package (find_package(winsync): winsync::winsync,
 #                winsync::win32), winsync.pc, winsync-win32.pc and the man
 #                pages (man/CMakeLists.txt)
-#   tools        winsync-bench (tests/bench), winsync-stat (tools/stat)
+#   tools        winsync-bench (tests/bench), winsync-stat (tools/stat),
+#                winsync-verify (verify/)
 # The Debian packages (debian/*.install) split the same files by path.
 include(CMakePackageConfigHelpers)
 

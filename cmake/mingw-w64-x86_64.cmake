@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Cross-compiling for 64-bit Windows with Debian's mingw-w64
 # (gcc-mingw-w64-x86-64): winsync.dll and the Windows demo programs, which
 # run under Wine.  cmake -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake

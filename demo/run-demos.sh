@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs every demo three ways and compares them:
 #   (a) <demo>-kernel32.exe under Wine: Wine's own objects (wineserver)
 #   (b) <demo>-winsync.exe  under Wine: winsync.dll
 #   (c) <demo>              native Linux: libwinsync-win32.so
 #   (d) <demo>-kernel32.exe with --hybrid: the same unmodified program on
 #       Wine with the winsync backend (wine/build.sh, wine/run.sh --on)
+#   (a32), (b32): (a) and (b) built for 32-bit Windows (i686, a 32-bit
+#       winsync.dll), under Wine's 32-bit side
 # The deterministic demos must print byte-identical output in all of them, and
 # the same as demo/expected/<demo>.txt; the benchmark prints one table.
 # Also checks that winsync.dll refuses cleanly when its Wine check fails, and
@@ -14,7 +17,8 @@
 #   run-demos.sh [--build DIR] [--prefix DIR] [--out DIR] [--bench-ms N] [--hybrid]
 #                [--native-only | --prefix-only | --wine-check-only]
 #     --build DIR    the native CMake build tree (default: build/default);
-#                    (c) in DIR/demo, (a), (b) and winsync.dll in DIR/mingw/bin
+#                    (c) in DIR/demo, (a), (b) and winsync.dll in DIR/mingw/bin,
+#                    their 32-bit builds in DIR/mingw32/bin
 #     --prefix DIR   the Wine prefix, created if missing (default:
 #                    wineprefix in the cache of scripts/lib.sh, ws_cache_dir:
 #                    $WINSYNC_CACHE, else ~/.cache/winsync, ...)
@@ -49,7 +53,7 @@ while [[ $# -gt 0 ]]; do
     --native-only) mode=native; shift ;;
     --prefix-only) mode=prefix; shift ;;
     --wine-check-only) mode=check; shift ;;
-    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "run-demos.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -57,6 +61,7 @@ done
 build=$(cd "$build" && pwd)
 native="$build/demo"
 mingw="$build/mingw/bin"
+mingw32="$build/mingw32/bin"
 out="${out:-$build/demo-output}"
 # A read-only build tree (as a guest may see a host directory): outputs go to /tmp.
 if ! mkdir -p "$out" 2>/dev/null || [[ ! -w "$out" ]]; then out=$(mktemp -d /tmp/demo-output.XXXXXX); fi
@@ -77,13 +82,18 @@ wine_env() {
 
 make_prefix() {
   wine_env
-  if [[ -f "$prefix/system.reg" ]]; then
+  if [[ -f "$prefix/system.reg" && -d "$prefix/drive_c/windows/syswow64" ]]; then
     echo "Wine prefix: $prefix (exists)"
     return
   fi
   mkdir -p "$(dirname "$prefix")"
   exec 9>"$prefix.lock"
   flock 9
+  # Made before wine32 was installed: no 32-bit side (syswow64): made again.
+  if [[ -f "$prefix/system.reg" && ! -d "$prefix/drive_c/windows/syswow64" ]]; then
+    echo "Wine prefix: $prefix has no 32-bit side (syswow64): making it again"
+    rm -rf "$prefix"
+  fi
   if [[ ! -f "$prefix/system.reg" ]]; then
     local start ms
     start=$(date +%s%N)
@@ -206,10 +216,12 @@ if [[ $mode == native ]]; then
 fi
 
 need "$mingw/winsync.dll" "$mingw/wine-check.exe" "$mingw/thread-end.exe"
+need "$mingw32/winsync.dll" "$mingw32/wine-check.exe" "$mingw32/thread-end.exe"
 if [[ $mode == all ]]; then
   need "${demos[@]/#/$native/}" "$native/bench"
   for demo in "${demos[@]}" bench; do
     need "$mingw/$demo-kernel32.exe" "$mingw/$demo-winsync.exe"
+    need "$mingw32/$demo-kernel32.exe" "$mingw32/$demo-winsync.exe"
   done
 fi
 make_prefix
@@ -240,6 +252,12 @@ wine_check() {
   if WINSYNC_WINE_CHECK=fail variant wine-check refuse wine "$mingw/wine-check.exe"; then
     pass wine-check "forced to fail: refuses cleanly ($(grep -m1 '^ws_arena_create:' "$out/wine-check.refuse.txt"), ERROR_NOT_SUPPORTED)"
   fi
+  if variant wine-check pass32 wine "$mingw32/wine-check.exe"; then
+    pass wine-check "32-bit winsync.dll passes under Wine: $(grep -c 'as expected' "$out/wine-check.pass32.txt") checks as expected"
+  fi
+  if WINSYNC_WINE_CHECK=fail variant wine-check refuse32 wine "$mingw32/wine-check.exe"; then
+    pass wine-check "32-bit, forced to fail: refuses cleanly ($(grep -m1 '^ws_arena_create:' "$out/wine-check.refuse32.txt"))"
+  fi
 }
 
 # A winsync.dll thread handle is signaled once the thread has ended (its DLL
@@ -252,6 +270,9 @@ thread_end() {
   echo "-- winsync.dll's thread handles: signaled when the thread has ended"
   if variant thread-end dll wine "$mingw/thread-end.exe"; then
     pass thread-end "$(grep -c 'as expected' "$out/thread-end.dll.txt") checks as expected"
+  fi
+  if variant thread-end dll32 wine "$mingw32/thread-end.exe"; then
+    pass thread-end "32-bit: $(grep -c 'as expected' "$out/thread-end.dll32.txt") checks as expected"
   fi
   rm -f "$lines"
   if variant thread-end exit wine "$mingw/thread-end.exe" exit "$lines"; then
@@ -267,34 +288,41 @@ thread_end() {
 # The same demos on the futex(FUTEX_WAIT_MULTIPLE) fallback (op 31), where
 # the running kernel has it (the patched guest kernel does): (b) and (c).
 fallback_backend() {
-  echo "-- (b) and (c) again on the FUTEX_WAIT_MULTIPLE backend (WINSYNC_BACKEND=multiple)"
+  echo "-- (b), (b32) and (c) again on the FUTEX_WAIT_MULTIPLE backend (WINSYNC_BACKEND=multiple)"
   if ! WINSYNC_BACKEND=multiple run_wine "$out/backend-probe.txt" "$mingw/wine-check.exe"; then
     echo "  skipped: this kernel has no FUTEX_WAIT_MULTIPLE (op 31)"
     return
   fi
   for demo in "${demos[@]}"; do
     WINSYNC_BACKEND=multiple variant "$demo" b-op31 wine "$mingw/$demo-winsync.exe" &&
+      WINSYNC_BACKEND=multiple variant "$demo" b32-op31 wine "$mingw32/$demo-winsync.exe" &&
       WINSYNC_BACKEND=multiple variant "$demo" c-op31 native "$native/$demo" &&
-      compare "$demo" "$out/$demo.b-op31.txt" "$out/$demo.c-op31.txt"
+      compare "$demo" "$out/$demo.b-op31.txt" "$out/$demo.b32-op31.txt" "$out/$demo.c-op31.txt"
   done
 }
 
-# (b) must take every sync call from winsync.dll, none from kernel32.
+# (b) and (b32) must take every sync call from winsync.dll, none from kernel32.
 check_imports() {
-  local objdump exe sync bad
-  objdump=$(command -v x86_64-w64-mingw32-objdump || true)
-  [[ -n "$objdump" ]] || return 0
-  echo "-- (b) imports: the sync calls come from winsync.dll"
-  sync='CreateEvent[AW]|SetEvent|ResetEvent|PulseEvent|CreateMutex[AW]|ReleaseMutex|CreateSemaphore[AW]|ReleaseSemaphore|WaitForSingleObject(Ex)?|WaitForMultipleObjects(Ex)?|SignalObjectAndWait|CloseHandle|CreateThread|GetExitCodeThread'
-  for exe in "${demos[@]}" bench; do
-    bad=$("$objdump" -p "$mingw/$exe-winsync.exe" |
-      awk '/DLL Name:/ { dll = $3 } dll == "KERNEL32.dll" && NF == 3 { print $3 }' |
-      grep -Ex "$sync" | tr '\n' ' ' || true)
-    if [[ -n "$bad" ]]; then
-      fail "$exe" "$exe-winsync.exe imports from kernel32: $bad"
+  local objdump exe sync bad dir tag
+  for tag in b b32; do
+    if [[ $tag == b ]]; then
+      objdump=$(command -v x86_64-w64-mingw32-objdump || true) dir=$mingw
     else
-      pass "$exe" "$exe-winsync.exe: $("$objdump" -p "$mingw/$exe-winsync.exe" | grep -c ' winsync_') calls from winsync.dll, none of them from kernel32"
+      objdump=$(command -v i686-w64-mingw32-objdump || true) dir=$mingw32
     fi
+    [[ -n "$objdump" ]] || continue
+    echo "-- ($tag) imports: the sync calls come from winsync.dll"
+    sync='CreateEvent[AW]|SetEvent|ResetEvent|PulseEvent|CreateMutex[AW]|ReleaseMutex|CreateSemaphore[AW]|ReleaseSemaphore|WaitForSingleObject(Ex)?|WaitForMultipleObjects(Ex)?|SignalObjectAndWait|CloseHandle|CreateThread|GetExitCodeThread'
+    for exe in "${demos[@]}" bench; do
+      bad=$("$objdump" -p "$dir/$exe-winsync.exe" |
+        awk '/DLL Name:/ { dll = $3 } dll == "KERNEL32.dll" && NF == 3 { print $3 }' |
+        grep -Ex "$sync" | tr '\n' ' ' || true)
+      if [[ -n "$bad" ]]; then
+        fail "$exe" "($tag) $exe-winsync.exe imports from kernel32: $bad"
+      else
+        pass "$exe" "($tag) $exe-winsync.exe: $("$objdump" -p "$dir/$exe-winsync.exe" | grep -c ' winsync_') calls from winsync.dll, none of them from kernel32"
+      fi
+    done
   done
 }
 
@@ -307,19 +335,23 @@ if [[ $mode == check ]]; then
 fi
 
 if [[ $hybrid == 1 ]]; then
-  echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native, (d) kernel32 on Wine + winsync"
+  echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native, (d) kernel32 on Wine + winsync, (a32) (b32) 32-bit"
 else
-  echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native"
+  echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native, (a32) (b32) 32-bit"
 fi
 for demo in "${demos[@]}"; do
   variant "$demo" a wine "$mingw/$demo-kernel32.exe" &&
     variant "$demo" b wine "$mingw/$demo-winsync.exe" &&
     variant "$demo" c native "$native/$demo" &&
+    variant "$demo" a32 wine "$mingw32/$demo-kernel32.exe" &&
+    variant "$demo" b32 wine "$mingw32/$demo-winsync.exe" &&
     if [[ $hybrid == 1 ]]; then
       variant "$demo" d hybrid "$mingw/$demo-kernel32.exe" &&
-        compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt" "$out/$demo.d.txt"
+        compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt" "$out/$demo.d.txt" \
+          "$out/$demo.a32.txt" "$out/$demo.b32.txt"
     else
-      compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt"
+      compare "$demo" "$out/$demo.a.txt" "$out/$demo.b.txt" "$out/$demo.c.txt" \
+        "$out/$demo.a32.txt" "$out/$demo.b32.txt"
     fi
 done
 # (d) must have run on the backend: its processes print their counters (--stats).
@@ -374,6 +406,33 @@ variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
     pass bench "${#files[@]} variants measured"
   else
     fail bench "missing results"
+  fi
+}
+
+# The 32-bit programs: their own table, beside (b) of the one above.
+echo "-- benchmark, 32-bit programs (median of 3 rounds of $bench_ms ms)"
+a32="$out/bench.a32.txt" b32="$out/bench.b32.txt"
+variant bench a32 wine "$mingw32/bench-kernel32.exe" "$bench_ms" &&
+  variant bench b32 wine "$mingw32/bench-winsync.exe" "$bench_ms" && {
+  awk -v where="$where" '
+    FNR == 1 { file++ }
+    $1 == "bench" { ops[file, $2] = $3; if (file == 1) names[++n] = $2 }
+    function fmt(x) { return x >= 1e6 ? sprintf("%.2fM", x / 1e6) : x >= 1e3 ? sprintf("%.1fk", x / 1e3) : sprintf("%.0f", x) }
+    function ratio(x, y) { return y > 0 ? sprintf("%.1fx", x / y) : "-" }
+    END {
+      printf "operations per second, 32-bit programs (%s)\n", where
+      printf "%-13s %15s %17s %11s %17s %11s\n", "test", "(a32) kernel32", "(b32) winsync.dll", "(b32)/(a32)",
+        "(b) 64-bit dll", "(b32)/(b)"
+      for (i = 1; i <= n; i++) {
+        t = names[i]
+        printf "%-13s %15s %17s %11s %17s %11s\n", t, fmt(ops[1, t]), fmt(ops[2, t]), ratio(ops[2, t], ops[1, t]),
+          fmt(ops[3, t]), ratio(ops[2, t], ops[3, t])
+      }
+    }' "$a32" "$b32" "$b" | tee "$out/bench-table32.txt"
+  if [[ $(grep -c '^bench ' "$a32" "$b32" | awk -F: '{s += $2} END {print s}') -eq 6 ]]; then
+    pass bench "2 32-bit variants measured"
+  else
+    fail bench "missing 32-bit results"
   fi
 }
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Run the native library tests of one futex backend; meant for the guest:
 #
 #   image/run-guest.sh -- image/guest-ctest.sh BUILD_DIR waitv|multiple

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Run one command in a QEMU guest booted on the kernel of kernel/build.sh.
 #
 #   image/run-guest.sh [options] -- COMMAND [ARG...]
@@ -16,12 +17,14 @@
 #   --kernel FILE   bzImage to boot (default: the patched build of
 #                   kernel/build.sh, which must have run)
 #   --unpatched     boot the --unpatched build of kernel/build.sh instead
-#   --kvm           use KVM (does not work on every machine: see FACTS)
+#   --kvm           use KVM (on some hosts QEMU aborts with "failed to set MSR
+#                   0x10a" or hangs at boot with it: leave it off there)
 #   --env NAME[=VALUE]  pass one more environment variable (repeatable)
 #   --keep DIR      a host directory under /tmp, /dev/shm or /run that the
 #                   guest must see anyway (this repository, the working
 #                   directory and the cache are kept without asking)
 #   --console       print the kernel console after the run
+#   --append ARGS   more kernel command line (e.g. print-fatal-signals=1)
 #   -v, --verbose   print the qemu command line and the boot time
 #
 # Passed from the environment: PATH HOME USER LANG LC_ALL TZ TERM, and every
@@ -44,8 +47,9 @@ console=0
 verbose=0
 extra_env=()
 keep_dirs=()
+more_append=""
 
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "run-guest.sh: $*" >&2; exit 126; }
 
 while [ $# -gt 0 ]; do
@@ -58,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--env) extra_env+=("$2"); shift 2 ;;
 	--keep) keep_dirs+=("$(cd "$2" && pwd)") || die "no directory $2"; shift 2 ;;
 	--console) console=1; shift ;;
+	--append) more_append="$more_append $2"; shift 2 ;;
 	-v | --verbose) verbose=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -150,6 +155,7 @@ else
 fi
 append="console=ttyS0 loglevel=4 panic=-1 oops=panic rdinit=/init winsync.job=$jobdir/job.sh"
 [ -n "$keep" ] && append="$append winsync.keep=$keep"
+append="$append$more_append"
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
 	"${accel[@]}" -smp 2 -m "${mem}M"
 	-object "memory-backend-ram,id=m0,size=${half}M" -numa "node,nodeid=0,cpus=0,memdev=m0"

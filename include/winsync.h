@@ -248,7 +248,7 @@ WS_API int ws_arena_check(ws_arena *arena, char *report, size_t size);
 /* ws_snapshot_object.flags */
 #define WS_SNAPSHOT_ABANDONED 0x1u  /* mutex abandoned, not acquired since */
 #define WS_SNAPSHOT_BUSY      0x2u  /* a critical section was changing it: values as last seen */
-#define WS_SNAPSHOT_CORRUPT   0x4u  /* its queue is inconsistent (see the report) */
+#define WS_SNAPSHOT_CORRUPT   0x4u  /* its fields or queue disagree at every read (see the report) */
 
 struct ws_snapshot_object {
 	ws_handle handle;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Run scripts/checkpatch.pl --strict on every patch of kernel/patches, with
 # the checkpatch of the tree that kernel/build.sh unpacked (or of DIR).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Run the futex selftests built by kernel/build.sh and sum up their TAP.
 #
 #   kernel/run-selftests.sh DIR [PROGRAM...]

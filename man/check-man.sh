@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # check-man.sh HEADER PAGE...
 # Fails when groff warns about a page (groff -man -ww -z), or when a function
 # the header exports (WS_API) is named in no page's NAME section.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # cmake -DBUILD=DIR -DPREFIX=DIR -P install-fresh.cmake
 # Installs the build tree into an empty PREFIX, so that nothing from an
 # earlier run can stand in for a file the install forgot.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds and runs package/consumer against an installed winsync.
 #   test-consumer.sh --via cmake|pkgconfig --prefix DIR --source DIR --work DIR
 #     cmake      find_package(winsync) with CMAKE_PREFIX_PATH=DIR

@@ -112,6 +112,8 @@ has "$tools" '^/usr/bin/winsync-bench$'
 has "$tools" '^/usr/share/man/man1/winsync-bench\.1\.gz$'
 has "$tools" '^/usr/bin/winsync-stat$'
 has "$tools" '^/usr/share/man/man1/winsync-stat\.1\.gz$'
+has "$tools" '^/usr/bin/winsync-verify$'
+has "$tools" '^/usr/share/man/man1/winsync-verify\.1\.gz$'
 if contents "$runtime" | grep -Eq '\.h$|\.pc$|\.cmake$|\.so$|/man/'; then
   fail "libwinsync0 carries development files"
 fi

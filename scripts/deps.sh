@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs the Debian packages a part of winsync needs, only those missing.
 #   scripts/deps.sh [GROUP...]   groups of scripts/lib.sh (default: core)
 #     core        compiler, CMake, Check: the library, its tests, the benchmark

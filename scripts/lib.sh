@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=bash
 # Shared by winsync's shell scripts: source it, do not run it.
 #   ws_cache_dir            the build cache (kernel, Wine, Wine prefix): $WINSYNC_CACHE,
@@ -14,6 +15,10 @@
 #                           of a patch series (the build's identity, not the user's)
 #   ws_git_am DIR PATCH...  applies a series to that base with git am; on failure
 #                           prints the patch that did not apply and returns 1
+#   ws_step NAME...         starts a timed step of a script (ending the previous one)
+#   ws_steps_table FILE     ends the last step; prints the steps' durations as a
+#                           dated table (date, CPUs, load) and writes it to FILE:
+#                           docs/figures.md copies its times from such tables
 # Groups: core (library, tests), wine (Wine, mingw-w64: winsync.dll, demos),
 # kernel (the patched kernel and the QEMU guest), wine-build (building Wine's
 # ntdll/server from Debian's source), docs (man page checks, the examples),
@@ -126,4 +131,38 @@ ws_git_am() {
 	(cd "$dir" && ws_git am -q "$@") && return 0
 	(cd "$dir" && ws_git am --show-current-patch=diff | head -40) >&2 || true
 	return 1
+}
+
+# The time of each step of scripts/main.sh and scripts/test.sh, measured
+# rather than guessed.
+WS_STEP_NAMES=()
+WS_STEP_SECONDS=()
+ws_step_t0=""
+
+ws_step_end() {
+	if [[ -n $ws_step_t0 ]]; then
+		WS_STEP_SECONDS+=($((SECONDS - ws_step_t0)))
+		ws_step_t0=""
+	fi
+}
+
+ws_step() {
+	ws_step_end
+	WS_STEP_NAMES+=("$*")
+	ws_step_t0=$SECONDS
+	printf '\n== %s (%s)\n' "$*" "$(date +%T)"
+}
+
+ws_steps_table() {
+	local file=$1 i
+	ws_step_end
+	mkdir -p "$(dirname "$file")"
+	{
+		printf '%s, %s CPUs, load average %s at the end\n\n' "$(date -u '+%F %H:%M UTC')" \
+			"$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+		printf '| step | seconds |\n| --- | ---: |\n'
+		for i in "${!WS_STEP_NAMES[@]}"; do
+			printf '| %s | %s |\n' "${WS_STEP_NAMES[$i]}" "${WS_STEP_SECONDS[$i]}"
+		done
+	} | tee "$file"
 }

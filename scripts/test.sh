@@ -1,35 +1,66 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Every test: the native suite, Wine's own tests on Wine with the winsync
 # backend off and on, and the QEMU guest tests (CTest labels `native`,
 # `wine` and `guest`), then the native suite again under
 # AddressSanitizer+UBSan and under ThreadSanitizer, and as 32-bit programs
 # (the native32 preset, CTest label i386).
+#
+#   scripts/test.sh [--long]
+#
+# --long adds the long run of the random tester (tests/random/long-run.sh)
+# on the default build and on the ASan+UBSan build, WINSYNC_RANDOM_MINUTES
+# (default 15) each; CI does not pass it.
 set -euo pipefail
 # --help: the comment above, and nothing done.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
+# shellcheck source=lib.sh
+source scripts/lib.sh
+
+long=false
+case "${1:-}" in
+--long) long=true ;;
+"") ;;
+*) echo "usage: scripts/test.sh [--long]" >&2; exit 2 ;;
+esac
+random_minutes=${WINSYNC_RANDOM_MINUTES:-15}
 
 scripts/deps.sh core wine kernel docs package wine-build i386
 jobs=$(nproc)
 
-step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
+step() { ws_step "$@"; }
 
-step "default build: native, wine and guest tests"
+# Every mode in turn, 30 s per seed; seeds from the clock, so that each long
+# run tries new ones (a failure prints the command line that repeats it).
+long_random() {
+  $long || return 0
+  step "$1 build: random tester, $random_minutes min"
+  tests/random/long-run.sh "build/$1/tests/random/winsync-random" "$random_minutes" 30
+}
+
+step "default build"
 cmake --preset default
 cmake --build --preset default -j "$jobs"
 # Built here, not only in CTest's wine-build, so that its progress shows.
 step "Wine with the winsync backend (wine/build.sh, cached)"
 wine/build.sh
+step "default tests: native, wine, guest (with the kernel build), package, docs"
 ctest --preset default
+long_random default
 
 for preset in asan tsan; do
-  step "$preset build: native tests"
+  step "$preset build"
   cmake --preset "$preset"
   cmake --build --preset "$preset" -j "$jobs"
+  step "$preset tests"
   ctest --preset "$preset"
+  [ "$preset" != asan ] || long_random asan
 done
 step "native32 build: the native suite as 32-bit programs"
 cmake --preset native32
 cmake --build --preset native32 -j "$jobs"
 ctest --preset native32
-step "all tests passed"
+# The figures of docs/figures.md come from this table.
+ws_steps_table build/timings-test.md
+echo "all tests passed"

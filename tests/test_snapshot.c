@@ -12,6 +12,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -402,6 +403,17 @@ START_TEST(refusals)
 	CK_RC(ws_snapshot_open("wstest-no-such-arena", 0, &s), -ENOENT);
 	ws_snapshot_free(NULL);
 	ws_arena_close(a);
+	/* A file others may read is refused, as ws_arena_open refuses it. */
+	char name[96], path[160];
+
+	a = named_arena(name, sizeof name, "snapperm", 64);
+	snprintf(path, sizeof path, "/dev/shm/winsync-%s", name);
+	ck_assert_int_eq(chmod(path, 0640), 0);
+	CK_RC(ws_snapshot_open(name, 0, &s), -EACCES);
+	ck_assert_int_eq(chmod(path, 0600), 0);
+	CK_OK(ws_snapshot_open(name, 0, &s));
+	ws_snapshot_free(s);
+	drop_arena(a, name);
 }
 END_TEST
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs one of Wine's conformance test units with the winsync backend off
 # and on, several times, and fails when it is worse on than off.
 #
@@ -33,7 +34,7 @@ while [[ $# -gt 0 ]]; do
 	--lib | --timeout) pass+=("$1" "$2"); shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--program) break ;;
-	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "compare-tests.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac

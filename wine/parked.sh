@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Idle wake-ups of parked threads under Wine, backend off and on.
 #
 #   wine/parked.sh [--lib FILE] [--seconds N] [--limit R] [--out DIR] PARKED_EXE
@@ -28,7 +29,7 @@ while [[ $# -gt 0 ]]; do
 	--seconds) seconds=$2; shift 2 ;;
 	--limit) limit=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "parked.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac

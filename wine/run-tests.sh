@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs one of Wine's conformance test units on the hybrid Wine of
 # wine/build.sh, with the winsync backend on or off, and checks the result.
 #
@@ -44,12 +45,8 @@ while [[ $# -gt 0 ]]; do
 	--off) mode=off; shift ;;
 	--lib) lib_args=(--lib "$2"); shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	--lines) lines=$2; shift 2 ;;
-	--timeout) limit=$2; shift 2 ;;
-	--no-check) check=0; shift ;;
-	--counters) counters=$2; shift 2 ;;
-	--program) program=$2; shift 2; break ;;
-	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	--program) program=$2; shift 2 ;;
+	-h | --help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs a Windows program on the hybrid Wine of wine/build.sh: its ntdll,
 # wineserver and loader, every other DLL from the installed Wine.
 #
@@ -50,7 +51,7 @@ while [[ $# -gt 0 ]]; do
 	--persist) persist=1; shift ;;
 	--kill) kill=1; shift ;;
 	--) shift; break ;;
-	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "wine/run.sh: unknown argument '$1' (the program goes after --)" >&2; exit 2 ;;
 	esac
 done

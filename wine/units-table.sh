@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs the units of wine/units.txt with the winsync backend off and on
 # (wine/compare-tests.sh each) and prints the off/on table of wine/README.md.
 #
@@ -26,7 +27,7 @@ while [[ $# -gt 0 ]]; do
 	--out) out=$2; shift 2 ;;
 	--sets) sets=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "units-table.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac

@@ -111,8 +111,14 @@ WS_VIEW_RACY static bool read_wait_once(struct ws_record *rec, struct wait_read 
 		w->gen[e] = ws_view_entry_gen(WS_VIEW_READ(rec->entries[e].linked));
 	}
 	atomic_thread_fence(memory_order_acquire);
-	return atomic_load_explicit(&rec->wait_serial, memory_order_relaxed) == serial &&
-	       ws_wait_state(rec) == WS_WAIT_PENDING;
+	if (atomic_load_explicit(&rec->wait_serial, memory_order_relaxed) != serial ||
+	    ws_wait_state(rec) != WS_WAIT_PENDING)
+		return false;
+	/* An entry not linked yet: the waiter is still queueing (read again). */
+	for (uint32_t e = 0; e < used; e++)
+		if (!w->gen[e])
+			return false;
+	return true;
 }
 
 static void fill_wait(struct reader *rd, uint32_t r, const struct wait_read *w,
@@ -251,9 +257,34 @@ static int queue_push(struct block *b, uint32_t thread)
 struct object_read {
 	uint64_t head;
 	uint32_t aux;
-	const char *broken;         /* what is wrong with its queue, or NULL */
-	uint32_t broken_at;
+	bool broken;                /* its fields or queue disagree: why says how */
+	char why[128];
 };
+
+/* The fields of a head and aux that no writer leaves behind: "" if none. */
+static void check_fields(uint64_t head, uint32_t aux, char *why, size_t size)
+{
+	uint32_t tag = ws_head_tag(head), value = ws_head_value(head);
+
+	why[0] = 0;
+	switch (ws_head_type(head)) {
+	case WS_TYPE_SEM:
+		if (aux == 0 || value > aux)
+			snprintf(why, size, "semaphore count %u, maximum %u", value, aux);
+		break;
+	case WS_TYPE_MUTEX:
+		if ((value == 0 && aux) || (value && (tag & WS_HEAD_ABANDONED)))
+			snprintf(why, size, "mutex owner %u, recursion %u, abandoned %d", value, aux,
+				 !!(tag & WS_HEAD_ABANDONED));
+		break;
+	case WS_TYPE_EVENT:
+		if (value > 1 || aux > 1)
+			snprintf(why, size, "event state %u, manual %u", value, aux);
+		break;
+	default:
+		break;
+	}
+}
 
 /*
  * One read of an object's fields and queue, appending its waiters to the
@@ -267,27 +298,28 @@ WS_VIEW_RACY static bool read_object_once(struct reader *rd, uint32_t slot, stru
 	uint32_t bound = arena->records_count * WS_ENTRIES_PER_WAIT;
 	uint32_t id, tail, queued, prev = 0, n = 0, r, e, gen;
 
+	const char *broken = NULL;
+	uint32_t broken_at = UINT32_MAX;
+
 	rd->b->queue_used = mark;
-	o->broken = NULL;
-	o->broken_at = UINT32_MAX;
 	o->head = ws_view_head(arena, slot);
 	gen = ws_head_gen(o->head);
 	o->aux = atomic_load_explicit(&obj->aux, memory_order_relaxed);
 	id = WS_VIEW_READ(obj->queue_head);
 	tail = WS_VIEW_READ(obj->queue_tail);
 	queued = WS_VIEW_READ(obj->queued);
-	while (id && !o->broken) {
+	while (id && !broken) {
 		struct ws_entry *entry = ws_entry_at(arena, id, &r, &e);
 		uint32_t thread;
 
 		if (!entry || n >= queued || n >= bound) {
-			o->broken = "its queue runs past its entries";
+			broken = "its queue runs past its entries";
 			break;
 		}
 		if (ws_view_entry_gen(WS_VIEW_READ(entry->linked)) != gen ||
 		    WS_VIEW_READ(entry->object) != slot || WS_VIEW_READ(entry->prev) != prev) {
-			o->broken = "an entry of its queue is badly linked";
-			o->broken_at = r;
+			broken = "an entry of its queue is badly linked";
+			broken_at = r;
 			break;
 		}
 		thread = rd->thread_of_record[r];
@@ -301,8 +333,14 @@ WS_VIEW_RACY static bool read_object_once(struct reader *rd, uint32_t slot, stru
 		id = WS_VIEW_READ(entry->next);
 		n++;
 	}
-	if (!o->broken && (n != queued || tail != prev))
-		o->broken = "its queue's count or tail disagrees with its links";
+	if (!broken && (n != queued || tail != prev))
+		broken = "its queue's count or tail disagrees with its links";
+	check_fields(o->head, o->aux, o->why, sizeof(o->why));
+	if (broken && broken_at != UINT32_MAX)
+		snprintf(o->why, sizeof(o->why), "%s (record %u)", broken, broken_at);
+	else if (broken)
+		snprintf(o->why, sizeof(o->why), "%s", broken);
+	o->broken = o->why[0] != 0;
 	atomic_thread_fence(memory_order_acquire);
 	return ws_view_head(arena, slot) == o->head && !ws_view_object_busy(arena, slot, o->head);
 }
@@ -319,8 +357,6 @@ static void fill_object(struct reader *rd, uint32_t slot, const struct object_re
 		out->type = WS_SNAPSHOT_SEM;
 		out->count = value;
 		out->max = o->aux;
-		if (o->aux == 0 || value > o->aux)
-			problem(rd, "slot %u: semaphore count %u, maximum %u", slot, value, o->aux);
 		break;
 	case WS_TYPE_MUTEX:
 		out->type = WS_SNAPSHOT_MUTEX;
@@ -328,20 +364,21 @@ static void fill_object(struct reader *rd, uint32_t slot, const struct object_re
 		out->recursion = value ? o->aux + 1 : 0;
 		if (tag & WS_HEAD_ABANDONED)
 			out->flags |= WS_SNAPSHOT_ABANDONED;
-		if ((value == 0 && o->aux) || (value && (tag & WS_HEAD_ABANDONED)))
-			problem(rd, "slot %u: mutex owner %u, recursion %u, abandoned %d", slot, value,
-				o->aux, !!(tag & WS_HEAD_ABANDONED));
 		break;
 	default:
 		out->type = WS_SNAPSHOT_EVENT;
 		out->signaled = value != 0;
 		out->manual_reset = o->aux != 0;
-		if (value > 1 || o->aux > 1)
-			problem(rd, "slot %u: event state %u, manual %u", slot, value, o->aux);
 		break;
 	}
 }
 
+/*
+ * An object read whole (its head unchanged and unmarked around the read)
+ * may still have been edited in between, its head put back as it was: a
+ * queue or fields that disagree are read again, and are corruption only if
+ * they disagree at every try.
+ */
 static int read_object(struct reader *rd, uint32_t slot)
 {
 	struct block *b = rd->b;
@@ -351,7 +388,7 @@ static int read_object(struct reader *rd, uint32_t slot)
 	int tries, error = 0;
 	bool whole = false;
 
-	for (tries = 0; tries < TRIES && !whole; tries++) {
+	for (tries = 0; tries < TRIES; tries++) {
 		whole = read_object_once(rd, slot, &o, mark, &error);
 		if (error)
 			return error;
@@ -359,10 +396,10 @@ static int read_object(struct reader *rd, uint32_t slot)
 			b->queue_used = mark;
 			return 0; /* a free slot */
 		}
-		if (!whole) {
-			b->pub.retries++;
-			pause_briefly();
-		}
+		if (whole && !o.broken)
+			break;
+		b->pub.retries++;
+		pause_briefly();
 	}
 	if (ws_head_type(o.head) == WS_TYPE_NONE) {
 		b->queue_used = mark;
@@ -375,7 +412,7 @@ static int read_object(struct reader *rd, uint32_t slot)
 	b->queue_start[i] = mark;
 	fill_object(rd, slot, &o, out);
 	if (!whole) {
-		/* Mid-edit for every try (a holder stopped or busy): values as last seen. */
+		/* Mid-edit at every try (a holder stopped or busy): values as last seen. */
 		out->flags |= WS_SNAPSHOT_BUSY;
 		b->pub.gave_up++;
 		if (o.broken)
@@ -383,10 +420,7 @@ static int read_object(struct reader *rd, uint32_t slot)
 	} else if (o.broken) {
 		out->flags |= WS_SNAPSHOT_CORRUPT;
 		b->queue_used = mark;
-		if (o.broken_at == UINT32_MAX)
-			problem(rd, "slot %u: %s", slot, o.broken);
-		else
-			problem(rd, "slot %u: %s (record %u)", slot, o.broken, o.broken_at);
+		problem(rd, "slot %u: %s", slot, o.why);
 	}
 	out->queued = b->queue_used - mark;
 	return 0;

@@ -4,7 +4,12 @@
  * no lock, of fields any writer may be changing.  Everything an inspector
  * needs to know about how objects are locked and how entries mark their
  * queue is here, so that a change of the layout's locking (a lock word per
- * object, flags in entry words) is a change of this file alone.
+ * object, flags in entry words) is a change of this file alone.  For
+ * layout 4 (a lock word per object): an object is also busy while its
+ * lock word is held; the lock words are the arena's and then each
+ * object's (1 + slots); an entry's generation is `linked` without
+ * WS_ENTRY_ALL.  (snapshot.c already reads a pending wait whose entries
+ * are not all linked yet as one still being queued, and reads it again.)
  */
 #ifndef WINSYNC_VIEW_H
 #define WINSYNC_VIEW_H
@@ -33,23 +38,26 @@ static inline bool ws_view_object_busy(const ws_arena *arena, uint32_t slot, uin
  * then (from layout 4) each object's.  Returns the number of words (1 in
  * layout 3) and the ref held in word `i` (0: free).
  */
+/* The lock words: 0 is the arena's, 1 + slot an object's (crit.h). */
 static inline uint32_t ws_view_lock_words(const ws_arena *arena)
 {
-	(void)arena;
-	return 1;
+	uint32_t fresh = atomic_load_explicit((_Atomic uint32_t *)&arena->header->fresh_slots,
+					      memory_order_relaxed);
+
+	return 1 + (fresh < arena->slots ? fresh : arena->slots);
 }
 
 static inline uint32_t ws_view_lock_ref(const ws_arena *arena, uint32_t i)
 {
-	(void)i;
-	return atomic_load_explicit(&arena->header->lock, memory_order_acquire) &
-	       ~WS_LOCK_CONTENDED;
+	_Atomic uint32_t *word = i ? &arena->objects[i - 1].lock : &arena->header->lock;
+
+	return atomic_load_explicit(word, memory_order_acquire) & ~WS_LOCK_CONTENDED;
 }
 
 /* The generation of the object an entry is queued on, from its `linked` word (0: not queued). */
 static inline uint32_t ws_view_entry_gen(uint32_t linked)
 {
-	return linked;
+	return linked & ~WS_ENTRY_ALL;
 }
 
 /*

@@ -45,6 +45,7 @@
 #endif
 #include "bench_util.h"
 #include "idle.h"
+#include "contended.h"
 
 #include <winsync.h>
 
@@ -85,7 +86,8 @@ static struct {
 	bool pin;
 	unsigned only;           /* bit i: run group i + 1; 0: all */
 	double idle_seconds;     /* (5): how long the threads stay parked */
-} opt = { .runs = DEFAULT_RUNS, .scale = 1.0, .idle_seconds = 10.0 };
+	int pairs;               /* (6): up to this many pairs */
+} opt = { .runs = DEFAULT_RUNS, .scale = 1.0, .idle_seconds = 10.0, .pairs = 8 };
 
 #define IDLE_THREADS       100
 #define IDLE_QUICK_THREADS 20
@@ -857,14 +859,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only LIST]\n"
-		"                     [--idle-seconds S]\n"
+		"                     [--idle-seconds S] [--pairs N]\n"
 		"  --quick     smoke run: iterations / %.0f, %d runs (checks results, as always)\n"
 		"  --runs N    runs per row, median reported (default %d, at most %d)\n"
 		"  --scale F   multiply iteration counts by F (default: $WINSYNC_BENCH_SCALE or 1)\n"
 		"  --pin       pin the ping-pong threads to two different CPUs (default: no pinning)\n"
 		"  --only LIST run only these groups, e.g. 1,3 (1 uncontended, 2 ping-pong,\n"
-		"              3 wait_any 64 vs 1, 4 the herd, 5 parked threads)\n"
+		"              3 wait_any 64 vs 1, 4 the herd, 5 parked threads, 6 pairs)\n"
 		"  --idle-seconds S  how long (5) keeps its threads parked (default 10; --quick 1)\n"
+		"  --pairs N   (6) measures 1, 2, 4, ... up to N independent pairs (default 8)\n"
 		"environment: WINSYNC_BENCH_SCALE=F, WINSYNC_BACKEND=waitv|multiple\n",
 		QUICK_DIVISOR, QUICK_RUNS, DEFAULT_RUNS, MAX_RUNS);
 }
@@ -935,7 +938,7 @@ int main(int argc, char **argv)
 			runs_given = true;
 		} else if (!strcmp(a, "--only") && i + 1 < argc) {
 			for (const char *c = argv[++i]; *c; c++) {
-				if (*c >= '1' && *c <= '5')
+				if (*c >= '1' && *c <= '6')
 					opt.only |= 1u << (*c - '1');
 				else if (*c != ',') {
 					fprintf(stderr, "winsync-bench: --only wants group numbers, e.g. 1,3\n");
@@ -948,6 +951,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			idle_given = true;
+		} else if (!strcmp(a, "--pairs") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+
+			if (*end || v < 1 || v > CONTENDED_MAX_PAIRS) {
+				fprintf(stderr, "winsync-bench: --pairs wants 1 to %d\n",
+					CONTENDED_MAX_PAIRS);
+				return 2;
+			}
+			opt.pairs = (int)v;
 		} else if (!strcmp(a, "--scale") && i + 1 < argc) {
 			if (!parse_scale(argv[++i], &opt.scale)) {
 				fprintf(stderr, "winsync-bench: --scale wants a number > 0\n");
@@ -1026,6 +1039,11 @@ int main(int argc, char **argv)
 	print_rule();
 	printf("  ns/op: median (min, max) over the runs.  ws/ref: the group's first (winsync) row's\n"
 	       "  median ns/op divided by this row's; above 1 means winsync takes longer.\n");
+	if (!opt.only || (opt.only & (1u << 5))) {
+		printf("\n");
+		failures += bench_contended(g.arena, opt.pairs, opt.quick ? 0.2 : 1.0);
+		fflush(stdout);
+	}
 	if (!opt.only || (opt.only & (1u << 4))) {
 		bool missed;
 

@@ -17,8 +17,18 @@
 #define SHM_DIR    "/dev/shm"
 #define SHM_PREFIX SHM_DIR "/winsync-"
 
+#if defined(__i386__)
+#include <sys/auxv.h>
+
+void *_Atomic ws_i386_vsyscall;
+#endif
+
 int ws_os_init(void)
 {
+#if defined(__i386__)
+	/* The vDSO's sysenter entry: int 0x80 costs microseconds on some kernels (arch/i386). */
+	__atomic_store_n(&ws_i386_vsyscall, (void *)getauxval(AT_SYSINFO), __ATOMIC_RELAXED);
+#endif
 	return 0;
 }
 

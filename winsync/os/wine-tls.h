@@ -4,7 +4,7 @@
  * TlsGetValue clears the thread's last error, and mingw's _Thread_local goes
  * through TlsGetValue plus a GetLastError/SetLastError pair: three calls on
  * every fast-path operation.  The first 64 TLS indices are TEB.TlsSlots, a
- * fixed part of the Windows x64 ABI that Wine keeps too.
+ * fixed part of the Windows ABI (x64 and x86) that Wine keeps too.
  */
 #ifndef WINSYNC_OS_WINE_TLS_H
 #define WINSYNC_OS_WINE_TLS_H
@@ -12,12 +12,21 @@
 #include <windows.h>
 #include <winternl.h>
 
-/* The TEB's self pointer (NtCurrentTeb() trips GCC 12's -Warray-bounds). */
+/*
+ * The TEB's self pointer (NtCurrentTeb() trips GCC 12's -Warray-bounds):
+ * NT_TIB.Self, at %gs:0x30 on x64 and %fs:0x18 on x86.
+ */
 static inline TEB *ws_wine_teb(void)
 {
 	TEB *teb;
 
+#if defined(__x86_64__)
 	__asm__("movq %%gs:0x30, %0" : "=r"(teb));
+#elif defined(__i386__)
+	__asm__("movl %%fs:0x18, %0" : "=r"(teb));
+#else
+#error "winsync.dll: the TEB is known for x86-64 and x86 only"
+#endif
 	return teb;
 }
 

@@ -3,8 +3,10 @@
  * The OS layer of winsync.dll, a Windows DLL running under Wine on Linux.
  *
  * A Windows program under Wine is an ordinary Linux process, so the DLL
- * issues the few Linux system calls it needs itself, with the `syscall`
- * instruction (arch/x86_64/syscall.h).  Before the first one, ws_os_init()
+ * issues the few Linux system calls it needs itself: the `syscall`
+ * instruction in a 64-bit program (arch/x86_64/syscall.h), `int 0x80` in a
+ * 32-bit one (arch/i386/syscall.h; Wine's 32-bit processes are i386 Linux
+ * processes, whose threads have glibc's i386 robust lists).  Before the first one, ws_os_init()
  * makes sure this is Wine on Linux: ntdll exports wine_get_version, and
  * wine_get_host_version names the host system.  On real Windows, or when the
  * check fails, every arena call fails with -ENOSYS and no system call is made.
@@ -57,11 +59,43 @@ static int check_host(void)
 	if (!get_version || !get_host_version)
 		return HOST_OTHER;
 	get_host_version(&sysname, &release);
-	/* The system call numbers of arch/x86_64/syscall.h are Linux's. */
+	/* The system call numbers of arch/<arch>/syscall.h are Linux's. */
 	if (!sysname || strcmp(sysname, "Linux"))
 		return HOST_OTHER;
 	return HOST_WINE_LINUX;
 }
+
+#if defined(__i386__)
+void *_Atomic ws_i386_vsyscall;
+
+/*
+ * The vDSO's system call entry (arch/i386/syscall.h), from the auxiliary
+ * vector in /proc/self/auxv (a Windows program has no getauxval): until it is
+ * found, and if it is not, the calls use int 0x80.
+ */
+static void find_vsyscall(void)
+{
+	static const char path[] = "/proc/self/auxv";
+	uint32_t auxv[64];
+	long long fd, n;
+
+	fd = ws_syscall4(WS_NR_openat, -100 /* AT_FDCWD */, (long long)(uintptr_t)path,
+			 0 /* O_RDONLY */, 0);
+	if (fd < 0)
+		return;
+	n = ws_syscall3(WS_NR_read, fd, (long long)(uintptr_t)auxv, sizeof(auxv));
+	ws_syscall1(WS_NR_close, fd);
+	for (long long i = 0; i + 1 < n / 4; i += 2) {
+		if (auxv[i] == 0) /* AT_NULL */
+			break;
+		if (auxv[i] == 32) { /* AT_SYSINFO */
+			atomic_store_explicit(&ws_i386_vsyscall, (void *)(uintptr_t)auxv[i + 1],
+					      memory_order_relaxed);
+			break;
+		}
+	}
+}
+#endif
 
 int ws_os_init(void)
 {
@@ -74,6 +108,10 @@ int ws_os_init(void)
 			tid_slot = TlsAlloc();
 		if (h == HOST_WINE_LINUX && thread_slot == TLS_OUT_OF_INDEXES)
 			thread_slot = TlsAlloc();
+#if defined(__i386__)
+		if (h == HOST_WINE_LINUX)
+			find_vsyscall();
+#endif
 		atomic_store_explicit(&host, h, memory_order_release);
 	}
 	return h == HOST_WINE_LINUX ? 0 : -ENOSYS;
@@ -194,9 +232,10 @@ void *ws_os_robust_head(void)
 
 int ws_os_peek(const void *addr, void *out, size_t n)
 {
+	/* struct iovec: a pointer and a size_t, pointer-sized on both ABIs. */
 	struct {
 		void *base;
-		unsigned long long len;
+		uintptr_t len;
 	} local = { out, n }, remote = { (void *)addr, n };
 	long long ret = ws_syscall6(WS_NR_process_vm_readv, ws_syscall1(WS_NR_getpid, 0),
 				    (long long)(uintptr_t)&local, 1, (long long)(uintptr_t)&remote,
