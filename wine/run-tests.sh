@@ -45,7 +45,11 @@ while [[ $# -gt 0 ]]; do
 	--off) mode=off; shift ;;
 	--lib) lib_args=(--lib "$2"); shift 2 ;;
 	--out) out=$2; shift 2 ;;
-	--program) program=$2; shift 2 ;;
+	--lines) lines=$2; shift 2 ;;
+	--timeout) limit=$2; shift 2 ;;
+	--no-check) check=0; shift ;;
+	--counters) counters=$2; shift 2 ;;
+	--program) program=$2; shift 2; break ;;
 	-h | --help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
