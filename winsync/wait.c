@@ -713,13 +713,9 @@ static int wait_step(ws_arena *arena, const struct wait_plan *plan, uint32_t i, 
 	if (ret >= 0 && !arm && ws_wait_state(rec) != WS_WAIT_PENDING) {
 		*over = true; /* a giver of an object queued before was first */
 	} else if (ret >= 0 && ws_obj_ready(&arena->objects[slot], plan->wait->owner)) {
-		bool abandoned = take_entry(&c, plan, slot);
-
-		/* The hand-off to ourselves says what a giver's would: the state is
-		 * the answer (the commit fails, all undone, if a giver was first). */
 		if (!arm)
-			ws_hand(&c, c.self, WS_WAIT_GOT | (abandoned ? WS_WAIT_ABANDONED : 0) | i);
-		result = abandoned ? -EOWNERDEAD : 0;
+			ws_hand(&c, c.self, WS_WAIT_GOT | i);
+		result = take_entry(&c, plan, slot) ? -EOWNERDEAD : 0;
 		*over = true;
 		*index = i;
 	} else if (ret >= 0 && arm && ws_deadline_passed(&plan->deadline)) {
