@@ -20,9 +20,6 @@ struct holder_watch {
 	uint32_t word;     /* the lock word when the suspicion started */
 	uint32_t holding;  /* the holder's counter then */
 	bool suspect;
-	uint32_t idle_word;    /* the same for holder_idle_taker */
-	uint32_t idle_holding;
-	bool idle_suspect;
 };
 
 /*
@@ -73,39 +70,23 @@ static _Atomic uint32_t *taking_word(ws_arena *arena, uint32_t code)
 }
 
 /*
- * Can the thread a word names not be holding it?  One that sleeps to take
- * another word, and is not the arena lock's holder, holds no lock at all
- * (crit.h: only the arena lock's holder waits for a lock while holding
- * one).  Such a name is a scribble; without this a corrupted word could
- * hang its takers in a cycle.  Confirmed across two looks with the
- * thread's `holding` counter unchanged (it moves at every section), so
- * that a thread that took the word again meanwhile is never mistaken.
+ * A word that names a thread which itself sleeps to take a word naming us
+ * is a cycle, which the rules of crit.h make impossible for real holders
+ * (a thread waiting for a lock holds no object's, unless it holds the arena
+ * lock, and then nobody else waits as an arena holder): the name is a
+ * scribble.  Without this check a corrupted word would hang both threads.
  */
-static bool holder_idle_taker(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
-			      struct holder_watch *watch)
+static bool holder_waits_for_us(ws_arena *arena, uint32_t seen, uint32_t ref)
 {
-	uint32_t name = seen & ~WS_LOCK_CONTENDED, r = ws_ref_index(arena, name);
-	struct ws_record *rec;
+	uint32_t r = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
 	_Atomic uint32_t *theirs;
-	uint32_t holding;
 
 	if (r == UINT32_MAX)
 		return false;
-	rec = &arena->records[r];
-	holding = atomic_load_explicit(&rec->holding, memory_order_seq_cst);
-	theirs = taking_word(arena, atomic_load_explicit(&rec->taking, memory_order_seq_cst));
-	if (!theirs || theirs == word ||
-	    (atomic_load_explicit(ws_arena_lock(arena), memory_order_seq_cst) &
-	     ~WS_LOCK_CONTENDED) == name) {
-		watch->idle_suspect = false;
-		return false;
-	}
-	if (watch->idle_suspect && watch->idle_word == seen && watch->idle_holding == holding)
-		return true;
-	watch->idle_suspect = true;
-	watch->idle_word = seen;
-	watch->idle_holding = holding;
-	return false;
+	theirs = taking_word(arena, atomic_load_explicit(&arena->records[r].taking,
+							  memory_order_seq_cst));
+	return theirs && (atomic_load_explicit(theirs, memory_order_seq_cst) &
+			  ~WS_LOCK_CONTENDED) == ref;
 }
 
 bool ws_lock_holder_dead(ws_arena *arena, _Atomic uint32_t *word)
@@ -180,7 +161,7 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool blo
 static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block,
 		     bool takeover, uint32_t *gone)
 {
-	struct holder_watch watch = { 0 };
+	struct holder_watch watch = { 0, 0, false };
 	uint32_t seen;
 
 	for (;;) {
@@ -207,7 +188,7 @@ static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool
 			*gone = 0;
 			continue;
 		}
-		if (holder_idle_taker(arena, word, seen, &watch)) {
+		if (holder_waits_for_us(arena, seen, ref)) {
 			/* A scribbled name: freed, not taken over (nothing to finish). */
 			atomic_compare_exchange_strong_explicit(word, &seen, 0, memory_order_relaxed,
 								memory_order_relaxed);

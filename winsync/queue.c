@@ -64,32 +64,23 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 {
 	ws_arena *arena = c->arena;
 	struct ws_entry *e = &arena->records[record].entries[entry];
-	uint32_t id = ws_entry_id(record, entry), slot, prev, next;
+	uint32_t id = ws_entry_id(record, entry), slot = e->object, prev = e->prev, next = e->next;
 	uint32_t r, k;
 	struct ws_object *obj;
 	int ret;
 
-	/* A giver holding the object's lock may unlink it meanwhile (it only
-	 * clears `linked`): the links are read once we hold that lock too. */
-	if (!atomic_load_explicit((_Atomic uint32_t *)&e->linked, memory_order_acquire))
-		return 0;
-	slot = atomic_load_explicit((_Atomic uint32_t *)&e->object, memory_order_relaxed);
-	if (slot >= arena->slots)
-		return c->error = -EUCLEAN;
-	ret = ws_obj_lock(c, slot);
-	if (ret < 0)
-		return ret;
 	if (!e->linked)
 		return 0;
-	if (e->object != slot)
+	if (slot >= arena->slots)
 		return c->error = -EUCLEAN;
 	/* Its object was closed: the queue it was in is gone. */
 	if (ws_entry_gen(e) != slot_gen(arena, slot)) {
 		ws_store(c, &e->linked, 0);
 		return 0;
 	}
-	prev = e->prev;
-	next = e->next;
+	ret = ws_obj_lock(c, slot);
+	if (ret < 0)
+		return ret;
 	obj = &arena->objects[slot];
 	if (prev) {
 		struct ws_entry *p = ws_entry_at(arena, prev, &r, &k);
