@@ -137,10 +137,6 @@ static int check_owed(struct check *k, uint32_t r, struct ws_record *rec)
 
 	if (used > WS_ENTRIES_PER_WAIT || count > used)
 		return fail(k, "record %u: %u entries, %u objects", r, used, count);
-	/* Queueing object by object, between two of its sections: it takes or
-	 * queues on the rest itself. */
-	if (atomic_load_explicit(&rec->queueing, memory_order_acquire))
-		return 0;
 	for (uint32_t e = 0; e < used; e++) {
 		struct ws_entry *entry = &rec->entries[e];
 		bool ready;

@@ -186,8 +186,7 @@ struct ws_record {
 	_Alignas(8) uint64_t robust_prev; /* an x86_64 thread's back link */
 	_Alignas(8) uint64_t robust_next; /* an x86_64 thread's list entry */
 	uint32_t pid;             /* the thread's process, for inspectors (snapshot.c) */
-	_Atomic uint32_t taking;  /* the lock word it sleeps to take (lock.c), or 0 */
-	uint32_t reserved0[4];
+	uint32_t reserved0[5];
 	/* The wait (waiter.c). */
 	_Atomic uint32_t wake;    /* futex word a blocked wait sleeps on: 0 = asleep */
 	_Atomic uint32_t state;
@@ -204,8 +203,7 @@ struct ws_record {
 	uint32_t wait_clock;      /* WS_WAIT_CLOCK_* of wait_deadline */
 	_Alignas(8) uint64_t wait_since;    /* CLOCK_MONOTONIC ns when it blocked */
 	_Alignas(8) uint64_t wait_deadline; /* ns on its clock */
-	_Atomic uint32_t queueing; /* 1 while a wait_any queues object by object (waiter.c) */
-	uint32_t reserved1[3];
+	uint32_t reserved1[4];
 	struct ws_entry entries[WS_ENTRIES_PER_WAIT];
 	uint32_t reserved2[12];
 	struct ws_log log;

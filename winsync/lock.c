@@ -49,46 +49,6 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct holder_watch *wat
 	return false;
 }
 
-/* record.taking: which word a sleeping taker waits for. */
-#define TAKING_ARENA UINT32_MAX
-
-static uint32_t taking_code(ws_arena *arena, _Atomic uint32_t *word)
-{
-	if (word == ws_arena_lock(arena))
-		return TAKING_ARENA;
-	return (uint32_t)(((uintptr_t)word - (uintptr_t)arena->objects) /
-			  sizeof(struct ws_object)) + 1;
-}
-
-static _Atomic uint32_t *taking_word(ws_arena *arena, uint32_t code)
-{
-	if (code == TAKING_ARENA)
-		return ws_arena_lock(arena);
-	if (code == 0 || code > arena->slots)
-		return NULL;
-	return &arena->objects[code - 1].lock;
-}
-
-/*
- * A word that names a thread which itself sleeps to take a word naming us
- * is a cycle, which the rules of crit.h make impossible for real holders
- * (a thread waiting for a lock holds no object's, unless it holds the arena
- * lock, and then nobody else waits as an arena holder): the name is a
- * scribble.  Without this check a corrupted word would hang both threads.
- */
-static bool holder_waits_for_us(ws_arena *arena, uint32_t seen, uint32_t ref)
-{
-	uint32_t r = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
-	_Atomic uint32_t *theirs;
-
-	if (r == UINT32_MAX)
-		return false;
-	theirs = taking_word(arena, atomic_load_explicit(&arena->records[r].taking,
-							  memory_order_seq_cst));
-	return theirs && (atomic_load_explicit(theirs, memory_order_seq_cst) &
-			  ~WS_LOCK_CONTENDED) == ref;
-}
-
 bool ws_lock_holder_dead(ws_arena *arena, _Atomic uint32_t *word)
 {
 	uint32_t seen = atomic_load_explicit(word, memory_order_acquire);
@@ -129,15 +89,11 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 	ws_futex_wait(words, count, &slice);
 }
 
-static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block,
-		     bool takeover, uint32_t *gone);
-
 int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block, bool takeover,
 		 uint32_t *gone)
 {
-	_Atomic uint32_t *taking;
+	struct holder_watch watch = { 0, 0, false };
 	uint32_t seen = 0;
-	int ret;
 
 	*gone = 0;
 	if (atomic_compare_exchange_strong_explicit(word, &seen, ref, memory_order_acquire,
@@ -151,19 +107,6 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool blo
 								   memory_order_relaxed))
 			return 0;
 	}
-	taking = &arena->records[ws_ref_index(arena, ref)].taking;
-	atomic_store_explicit(taking, taking_code(arena, word), memory_order_seq_cst);
-	ret = take_slow(arena, word, ref, block, takeover, gone);
-	atomic_store_explicit(taking, 0, memory_order_relaxed);
-	return ret;
-}
-
-static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block,
-		     bool takeover, uint32_t *gone)
-{
-	struct holder_watch watch = { 0, 0, false };
-	uint32_t seen;
-
 	for (;;) {
 		seen = atomic_load_explicit(word, memory_order_relaxed);
 		if (!seen) {
@@ -186,12 +129,6 @@ static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool
 								    memory_order_relaxed))
 				return 0;
 			*gone = 0;
-			continue;
-		}
-		if (holder_waits_for_us(arena, seen, ref)) {
-			/* A scribbled name: freed, not taken over (nothing to finish). */
-			atomic_compare_exchange_strong_explicit(word, &seen, 0, memory_order_relaxed,
-								memory_order_relaxed);
 			continue;
 		}
 		if (!block)

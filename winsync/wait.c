@@ -615,15 +615,10 @@ static int unlink_stale(ws_arena *arena, uint32_t self, const uint32_t *relinked
 	return ret < 0 ? ret : 0;
 }
 
-/*
- * In the section of `slot`, before our entry `from` is queued on it: our
- * last wait's entries left queued there (unlink_stale keeps those that go
- * back to the same slot) leave first.  Entries below `from` are this wait's
- * own (an object may appear twice); those from `from` on are stale.
- */
-static int unlink_own_on(struct ws_crit *c, uint32_t slot, uint32_t from)
+/* In the section of `slot`: our entries of the last wait still queued on it leave first. */
+static int unlink_own_on(struct ws_crit *c, uint32_t slot)
 {
-	for (uint32_t k = from; k < WS_ENTRIES_PER_WAIT; k++) {
+	for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT; k++) {
 		struct ws_entry *e = &c->rec->entries[k];
 		int ret;
 
@@ -707,7 +702,7 @@ static int wait_step(ws_arena *arena, const struct wait_plan *plan, uint32_t i, 
 		return ret;
 	rec = c.rec;
 	ws_op_begin(&c, WS_OP_PLAIN, 0);
-	ret = unlink_own_on(&c, slot, i);
+	ret = unlink_own_on(&c, slot);
 	if (ret >= 0)
 		ret = ws_obj_lock_handle(&c, plan_handle(plan, i), entry_type(plan, i), &slot);
 	if (ret >= 0 && !arm && ws_wait_state(rec) != WS_WAIT_PENDING) {
@@ -765,10 +760,9 @@ static int wait_steps(ws_arena *arena, const struct wait_plan *plan, struct ws_r
 	*queued = false;
 	if (ret)
 		return ret;
-	ws_wait_arm_steps(rec, &plan->shape);
+	ws_wait_arm(rec, &plan->shape);
 	for (uint32_t i = 0; i < plan->shape.entries && !over && !ret; i++)
 		ret = wait_step(arena, plan, i, false, w, index, &over);
-	ws_wait_steps_done(rec);
 	/* Whatever stopped us, a giver may have been first: the state says. */
 	if (ret || over || ws_deadline_passed(&plan->deadline)) {
 		uint32_t state = ws_wait_give_up(rec);
