@@ -89,13 +89,16 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 	ws_futex_wait(words, count, &slice);
 }
 
-int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block, bool takeover,
-		 uint32_t *gone)
+int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
+		 uint32_t *taken_from)
 {
+	_Atomic uint32_t *holding = &arena->records[self].holding;
 	struct holder_watch watch = { 0, 0, false };
 	uint32_t seen = 0;
 
-	*gone = 0;
+	*taken_from = 0;
+	/* Odd while taking or holding: see holder_gone(). */
+	atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 	if (atomic_compare_exchange_strong_explicit(word, &seen, ref, memory_order_acquire,
 						    memory_order_relaxed))
 		return 0;
@@ -120,19 +123,19 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool blo
 		}
 		/* Our own name while we do not hold it: a predecessor of an adopted record. */
 		if ((seen & ~WS_LOCK_CONTENDED) == ref || holder_gone(arena, seen, &watch)) {
-			*gone = seen & ~WS_LOCK_CONTENDED;
-			if (!takeover)
-				return -EOWNERDEAD;
 			if (atomic_compare_exchange_strong_explicit(word, &seen,
 								    ref | WS_LOCK_CONTENDED,
 								    memory_order_acquire,
-								    memory_order_relaxed))
+								    memory_order_relaxed)) {
+				*taken_from = seen & ~WS_LOCK_CONTENDED;
 				return 0;
-			*gone = 0;
+			}
 			continue;
 		}
-		if (!block)
+		if (!block) {
+			atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 			return -EAGAIN;
+		}
 		if (!(seen & WS_LOCK_CONTENDED)) {
 			if (!atomic_compare_exchange_weak_explicit(word, &seen,
 								   seen | WS_LOCK_CONTENDED,
@@ -145,24 +148,11 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool blo
 	}
 }
 
-void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word)
+void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self)
 {
 	WS_FAULT();
 	if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
 		ws_futex_wake(word, 1, arena->shared);
 	WS_FAULT();
-}
-
-void ws_lock_release_from(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref)
-{
-	uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
-
-	while ((seen & ~WS_LOCK_CONTENDED) == ref) {
-		if (atomic_compare_exchange_weak_explicit(word, &seen, 0, memory_order_release,
-							  memory_order_relaxed)) {
-			if (seen & WS_LOCK_CONTENDED)
-				ws_futex_wake(word, 1, arena->shared);
-			return;
-		}
-	}
+	atomic_fetch_add_explicit(&arena->records[self].holding, 1, memory_order_seq_cst);
 }
