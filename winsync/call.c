@@ -7,104 +7,49 @@
 #include "reap.h"
 #include "slot.h"
 
-/* The call's own change, in a transaction on the locked object: 0 or an error, undone. */
-static int change(struct ws_crit *c, ws_handle handle, const struct ws_object_call *call,
-		  void *ctx, enum ws_op op, uint32_t *slot)
-{
-	int ret;
-
-	ws_op_begin(c, op, *slot);
-	ret = ws_obj_lock_handle(c, handle, call->type, slot);
-	if (ret >= 0) {
-		ret = call->locked(&c->arena->objects[*slot], ctx);
-		if (ret)
-			c->error = ret;
-		else
-			ret = ws_commit(c);
-	}
-	return ret;
-}
-
-/* Hands the changed object to its waiters (a new operation after a recovery). */
-static int settle(struct ws_crit *c, const struct ws_object_call *call, enum ws_op op,
-		  uint32_t slot, bool restart, bool *dead)
-{
-	int ret = 0;
-
-	if (restart) {
-		ws_op_begin(c, op, slot);
-		ret = ws_obj_lock(c, slot);
-		if (ret < 0)
-			return ret;
-	}
-	if (call->after == WS_AFTER_SETTLE)
-		return ws_settle(c, slot, WS_SETTLE_SIGNAL, dead);
-	ret = ws_settle(c, slot, op == WS_OP_PULSE_ALL ? WS_SETTLE_PULSE_ALL : WS_SETTLE_PULSE_ONE,
-			dead);
-	ws_end_pulse(c, slot);
-	return ret;
-}
-
-/*
- * The locked path: an object section on the call's object, or an arena
- * section when the object has wait_all waiters (handing it to one needs
- * their other objects too, crit.h).
- */
 static int locked_call(ws_arena *arena, ws_handle handle, const struct ws_object_call *call,
 		       void *ctx)
 {
-	uint32_t slot = ws_handle_slot(arena, handle);
-	bool whole = false, dead = false, changed = false;
 	struct ws_crit c;
+	bool dead = false;
+	uint32_t slot = ws_handle_slot(arena, handle);
 	enum ws_op op = WS_OP_PLAIN;
 	int ret;
 
-	if (handle == 0 || slot >= arena->slots)
-		return -EBADF;
-	for (;;) {
-		ret = whole ? ws_crit_enter(arena, &c) : ws_crit_enter_object(arena, slot, &c);
+	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
+	if (ret)
+		return ret;
+	if (call->after != WS_AFTER_NOTHING && slot < arena->slots) {
+		bool manual = ws_get(&arena->objects[slot].aux);
+
+		op = call->after == WS_AFTER_SETTLE ? WS_OP_SIGNAL
+		     : manual			    ? WS_OP_PULSE_ALL
+						    : WS_OP_PULSE_ONE;
+		/* Before the operation is logged: from then on it owes its waiters. */
+		ws_guard_queue(&c, slot);
+	}
+	ws_op_begin(&c, op, slot);
+	ret = ws_obj_lock_handle(&c, handle, call->type, &slot);
+	if (ret >= 0) {
+		ret = call->locked(&arena->objects[slot], ctx);
 		if (ret)
-			return ret;
-		if (call->after != WS_AFTER_NOTHING) {
-			struct ws_object *obj = &arena->objects[slot];
-
-			/* Read under its lock: no wait_all waiter can come while we hold it. */
-			if (!whole && obj->all_waiters) {
-				ws_crit_leave(&c);
-				whole = true;
-				continue;
-			}
-			op = call->after == WS_AFTER_SETTLE ? WS_OP_SIGNAL
-			     : ws_get(&obj->aux)	    ? WS_OP_PULSE_ALL
-							    : WS_OP_PULSE_ONE;
-			/* Before the operation is logged: from then on it owes its waiters. */
-			ws_guard_queue(&c, slot);
-		}
-		break;
+			c.error = ret;
+		else
+			ret = ws_commit(&c);
 	}
-	for (bool again = false;; again = true) {
-		bool fresh = !changed;
-
-		if (!changed) {
-			ret = change(&c, handle, call, ctx, op, &slot);
-			changed = ret == 0;
-		}
-		/* A settle started again after a recovery is an operation of its own. */
-		if (changed && call->after != WS_AFTER_NOTHING)
-			ret = settle(&c, call, op, slot, again && !fresh, &dead);
-		ws_op_end(&c);
-		/* A dead holder met on another object's lock: finish its work, go on. */
-		if (ret != -EOWNERDEAD || !ws_crit_recovered(&c))
-			break;
+	if (!ret && call->after == WS_AFTER_SETTLE)
+		ret = ws_settle(&c, slot, WS_SETTLE_SIGNAL, &dead);
+	if (!ret && call->after == WS_AFTER_PULSE) {
+		ret = ws_settle(&c, slot,
+				op == WS_OP_PULSE_ALL ? WS_SETTLE_PULSE_ALL : WS_SETTLE_PULSE_ONE,
+				&dead);
+		ws_end_pulse(&c, slot);
 	}
-	/* Waiters of dead threads were skipped: reclaim what they left now (the arena's). */
-	if (dead && whole)
+	ws_op_end(&c);
+	/* Waiters of dead threads were skipped: reclaim what they left now. */
+	if (dead)
 		ws_reap_dead(&c);
 	ws_crit_leave(&c);
-	if (dead && !whole && ws_crit_try(arena, &c) == 0) {
-		ws_reap_dead(&c);
-		ws_crit_leave(&c);
-	}
 	return ret;
 }
 

@@ -36,7 +36,7 @@ static int fail(struct check *k, const char *fmt, ...)
 static int check_queue(struct check *k, uint32_t slot, struct ws_object *obj)
 {
 	ws_arena *arena = k->arena;
-	uint32_t id = obj->queue_head, prev = 0, n = 0, all = 0, r, e;
+	uint32_t id = obj->queue_head, prev = 0, n = 0, r, e;
 	/* Read once, and no more than every entry of every record: a scribbled
 	 * count must not stretch a walk around a cycle. */
 	uint32_t queued = obj->queued, bound = arena->records_count * WS_ENTRIES_PER_WAIT;
@@ -46,18 +46,14 @@ static int check_queue(struct check *k, uint32_t slot, struct ws_object *obj)
 
 		if (!entry || n >= queued || n >= bound)
 			return fail(k, "slot %u: queue runs past its %u entries", slot, queued);
-		if (ws_entry_gen(entry) != ws_head_gen(atomic_load_explicit(&obj->head,
-									    memory_order_relaxed)) ||
+		if (entry->linked != ws_head_gen(atomic_load_explicit(&obj->head,
+								      memory_order_relaxed)) ||
 		    entry->object != slot || entry->prev != prev)
 			return fail(k, "slot %u: entry %u of record %u badly linked", slot, e, r);
 		prev = id;
 		id = entry->next;
-		all += !!(entry->linked & WS_ENTRY_ALL);
 		n++;
 	}
-	if (all != obj->all_waiters)
-		return fail(k, "slot %u: %u wait_all entries queued, all_waiters %u", slot, all,
-			    obj->all_waiters);
 	if (n != queued || obj->queue_tail != prev)
 		return fail(k, "slot %u: %u entries queued, %u counted, tail %u/%u", slot, queued, n,
 			    obj->queue_tail, prev);
@@ -137,10 +133,6 @@ static int check_owed(struct check *k, uint32_t r, struct ws_record *rec)
 
 	if (used > WS_ENTRIES_PER_WAIT || count > used)
 		return fail(k, "record %u: %u entries, %u objects", r, used, count);
-	/* Queueing object by object, between two of its sections: it takes or
-	 * queues on the rest itself. */
-	if (atomic_load_explicit(&rec->queueing, memory_order_acquire))
-		return 0;
 	for (uint32_t e = 0; e < used; e++) {
 		struct ws_entry *entry = &rec->entries[e];
 		bool ready;
@@ -204,18 +196,9 @@ int ws_arena_check(ws_arena *arena, char *report, size_t size)
 	if (report && size)
 		report[0] = 0;
 	/* Entering finishes a dead holder's work: what is left must be whole. */
-	ret = ws_crit_enter(arena, &c);
+	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
-	fresh = arena->header->fresh_slots;
-	if (fresh > arena->slots)
-		fresh = arena->slots;
-	/* Every object's lock too: nobody edits anything while we look. */
-	ret = ws_crit_hold_objects(&c, fresh);
-	if (ret) {
-		ws_crit_leave(&c);
-		return ret;
-	}
 	fresh = arena->header->fresh_slots;
 	if (fresh > arena->slots || arena->header->live > arena->capacity)
 		ret = fail(&k, "%u slots used of %u, %u live of %u", fresh, arena->slots,
@@ -228,8 +211,6 @@ int ws_arena_check(ws_arena *arena, char *report, size_t size)
 		ret = check_free_list(&k);
 	if (!ret)
 		ret = check_records(&k);
-	ws_crit_release_objects(&c, arena->header->fresh_slots < arena->slots
-					    ? arena->header->fresh_slots : arena->slots);
 	ws_crit_leave(&c);
 	return ret;
 }

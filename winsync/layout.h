@@ -9,10 +9,9 @@
  *
  * Who may write what:
  *   object head    a CAS by anyone while WS_HEAD_LOCKED is clear (the
- *                  uncontended paths); only the holder of the object's lock
- *                  sets LOCKED, and while it is set only it writes the object.
- *   other object fields, its queue: the holder of the object's lock.
- *   the header's counts and free lists: the holder of the arena lock.
+ *                  uncontended paths); only the lock holder sets LOCKED,
+ *                  and while it is set only the holder writes the object.
+ *   other object fields, queues, free lists: the lock holder only.
  *   record.state   waiter.c, the only file that changes a wait's state:
  *                  the lock holder arms and hands off, the waiter itself
  *                  gives up (a compare-exchange, no lock).
@@ -32,7 +31,7 @@
 #include "winsync.h"
 
 #define WS_ARENA_MAGIC   0x636e7377u /* "wsnc" */
-#define WS_ARENA_VERSION 4u
+#define WS_ARENA_VERSION 3u
 
 /*
  * Object head: the value in the low half, the rest in the high half.
@@ -72,9 +71,7 @@ struct ws_object {
 	uint32_t queue_tail;
 	uint32_t queued;         /* entries linked */
 	uint32_t next_free;      /* slot + 1 in the free FIFO */
-	_Atomic uint32_t lock;   /* the object's lock word (lock.h) */
-	uint32_t all_waiters;    /* entries of wait_all waits linked: signals take the arena lock */
-	uint32_t reserved[7];
+	uint32_t reserved[9];
 };
 _Static_assert(sizeof(struct ws_object) == 64, "one object per cache line");
 
@@ -89,16 +86,8 @@ struct ws_entry {
 	uint32_t prev;
 	uint32_t next;
 	uint32_t object;  /* slot */
-	uint32_t linked;  /* generation of the object it is queued on, or 0; | WS_ENTRY_ALL */
+	uint32_t linked;  /* generation of the object it is queued on, or 0 */
 };
-
-/* entry.linked: the entry is a wait_all's (its object counts it in all_waiters). */
-#define WS_ENTRY_ALL 0x80000000u
-
-static inline uint32_t ws_entry_gen(const struct ws_entry *e)
-{
-	return e->linked & ~WS_ENTRY_ALL;
-}
 
 #define WS_ENTRIES_PER_WAIT (WS_MAX_WAIT_OBJECTS + 1) /* the objects and the alert */
 
@@ -132,16 +121,14 @@ static inline uint32_t ws_entry_gen(const struct ws_entry *e)
 
 struct ws_log_locked {
 	uint32_t slot;
-	uint32_t word;            /* this entry took the object's lock word and holds it */
 	uint32_t released;        /* unlocked again: recovery only clears LOCKED */
-	uint32_t reserved;
 	_Alignas(8) uint64_t head; /* the snapshot taken when it was locked */
 	uint32_t aux;
 	uint32_t queue_head;
 	uint32_t queue_tail;
 	uint32_t queued;
 	uint32_t next_free;
-	uint32_t all_waiters;
+	uint32_t reserved;
 };
 
 struct ws_log_undo {
@@ -160,8 +147,7 @@ struct ws_log {
 	uint32_t claim_state;     /* and what: the wait state that commits the hand-off */
 	uint32_t owner_died;      /* the owner id of a ws_owner_died() under way, or 0 */
 	uint32_t wake_record;     /* record + 1 handed an object, maybe not yet woken, or 0 */
-	uint32_t object;          /* slot + 1 whose lock the section took first (crit.c), or 0 */
-	uint32_t reserved[5];
+	uint32_t reserved[6];
 	struct ws_log_locked locked[WS_LOG_LOCKED];
 	struct ws_log_undo undo[WS_LOG_UNDO];
 };
@@ -186,8 +172,7 @@ struct ws_record {
 	_Alignas(8) uint64_t robust_prev; /* an x86_64 thread's back link */
 	_Alignas(8) uint64_t robust_next; /* an x86_64 thread's list entry */
 	uint32_t pid;             /* the thread's process, for inspectors (snapshot.c) */
-	_Atomic uint32_t taking;  /* the lock word it sleeps to take (lock.c), or 0 */
-	uint32_t reserved0[4];
+	uint32_t reserved0[5];
 	/* The wait (waiter.c). */
 	_Atomic uint32_t wake;    /* futex word a blocked wait sleeps on: 0 = asleep */
 	_Atomic uint32_t state;
@@ -204,8 +189,7 @@ struct ws_record {
 	uint32_t wait_clock;      /* WS_WAIT_CLOCK_* of wait_deadline */
 	_Alignas(8) uint64_t wait_since;    /* CLOCK_MONOTONIC ns when it blocked */
 	_Alignas(8) uint64_t wait_deadline; /* ns on its clock */
-	_Atomic uint32_t queueing; /* 1 while a wait_any queues object by object (waiter.c) */
-	uint32_t reserved1[3];
+	uint32_t reserved1[4];
 	struct ws_entry entries[WS_ENTRIES_PER_WAIT];
 	uint32_t reserved2[12];
 	struct ws_log log;

@@ -20,9 +20,6 @@ struct holder_watch {
 	uint32_t word;     /* the lock word when the suspicion started */
 	uint32_t holding;  /* the holder's counter then */
 	bool suspect;
-	uint32_t idle_word;    /* the same for holder_idle_taker */
-	uint32_t idle_holding;
-	bool idle_suspect;
 };
 
 /*
@@ -49,62 +46,6 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct holder_watch *wat
 	watch->suspect = true;
 	watch->word = seen;
 	watch->holding = holding;
-	return false;
-}
-
-/* record.taking: which word a sleeping taker waits for. */
-#define TAKING_ARENA UINT32_MAX
-
-static uint32_t taking_code(ws_arena *arena, _Atomic uint32_t *word)
-{
-	if (word == ws_arena_lock(arena))
-		return TAKING_ARENA;
-	return (uint32_t)(((uintptr_t)word - (uintptr_t)arena->objects) /
-			  sizeof(struct ws_object)) + 1;
-}
-
-static _Atomic uint32_t *taking_word(ws_arena *arena, uint32_t code)
-{
-	if (code == TAKING_ARENA)
-		return ws_arena_lock(arena);
-	if (code == 0 || code > arena->slots)
-		return NULL;
-	return &arena->objects[code - 1].lock;
-}
-
-/*
- * Can the thread a word names not be holding it?  One that sleeps to take
- * another word, and is not the arena lock's holder, holds no lock at all
- * (crit.h: only the arena lock's holder waits for a lock while holding
- * one).  Such a name is a scribble; without this a corrupted word could
- * hang its takers in a cycle.  Confirmed across two looks with the
- * thread's `holding` counter unchanged (it moves at every section), so
- * that a thread that took the word again meanwhile is never mistaken.
- */
-static bool holder_idle_taker(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
-			      struct holder_watch *watch)
-{
-	uint32_t name = seen & ~WS_LOCK_CONTENDED, r = ws_ref_index(arena, name);
-	struct ws_record *rec;
-	_Atomic uint32_t *theirs;
-	uint32_t holding;
-
-	if (r == UINT32_MAX)
-		return false;
-	rec = &arena->records[r];
-	holding = atomic_load_explicit(&rec->holding, memory_order_seq_cst);
-	theirs = taking_word(arena, atomic_load_explicit(&rec->taking, memory_order_seq_cst));
-	if (!theirs || theirs == word ||
-	    (atomic_load_explicit(ws_arena_lock(arena), memory_order_seq_cst) &
-	     ~WS_LOCK_CONTENDED) == name) {
-		watch->idle_suspect = false;
-		return false;
-	}
-	if (watch->idle_suspect && watch->idle_word == seen && watch->idle_holding == holding)
-		return true;
-	watch->idle_suspect = true;
-	watch->idle_word = seen;
-	watch->idle_holding = holding;
 	return false;
 }
 
@@ -148,17 +89,16 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 	ws_futex_wait(words, count, &slice);
 }
 
-static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block,
-		     bool takeover, uint32_t *gone);
-
-int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block, bool takeover,
-		 uint32_t *gone)
+int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
+		 uint32_t *taken_from)
 {
-	_Atomic uint32_t *taking;
+	_Atomic uint32_t *holding = &arena->records[self].holding;
+	struct holder_watch watch = { 0, 0, false };
 	uint32_t seen = 0;
-	int ret;
 
-	*gone = 0;
+	*taken_from = 0;
+	/* Odd while taking or holding: see holder_gone(). */
+	atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 	if (atomic_compare_exchange_strong_explicit(word, &seen, ref, memory_order_acquire,
 						    memory_order_relaxed))
 		return 0;
@@ -170,19 +110,6 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool blo
 								   memory_order_relaxed))
 			return 0;
 	}
-	taking = &arena->records[ws_ref_index(arena, ref)].taking;
-	atomic_store_explicit(taking, taking_code(arena, word), memory_order_seq_cst);
-	ret = take_slow(arena, word, ref, block, takeover, gone);
-	atomic_store_explicit(taking, 0, memory_order_relaxed);
-	return ret;
-}
-
-static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block,
-		     bool takeover, uint32_t *gone)
-{
-	struct holder_watch watch = { 0 };
-	uint32_t seen;
-
 	for (;;) {
 		seen = atomic_load_explicit(word, memory_order_relaxed);
 		if (!seen) {
@@ -196,25 +123,19 @@ static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool
 		}
 		/* Our own name while we do not hold it: a predecessor of an adopted record. */
 		if ((seen & ~WS_LOCK_CONTENDED) == ref || holder_gone(arena, seen, &watch)) {
-			*gone = seen & ~WS_LOCK_CONTENDED;
-			if (!takeover)
-				return -EOWNERDEAD;
 			if (atomic_compare_exchange_strong_explicit(word, &seen,
 								    ref | WS_LOCK_CONTENDED,
 								    memory_order_acquire,
-								    memory_order_relaxed))
+								    memory_order_relaxed)) {
+				*taken_from = seen & ~WS_LOCK_CONTENDED;
 				return 0;
-			*gone = 0;
+			}
 			continue;
 		}
-		if (holder_idle_taker(arena, word, seen, &watch)) {
-			/* A scribbled name: freed, not taken over (nothing to finish). */
-			atomic_compare_exchange_strong_explicit(word, &seen, 0, memory_order_relaxed,
-								memory_order_relaxed);
-			continue;
-		}
-		if (!block)
+		if (!block) {
+			atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 			return -EAGAIN;
+		}
 		if (!(seen & WS_LOCK_CONTENDED)) {
 			if (!atomic_compare_exchange_weak_explicit(word, &seen,
 								   seen | WS_LOCK_CONTENDED,
@@ -227,24 +148,11 @@ static int take_slow(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool
 	}
 }
 
-void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word)
+void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self)
 {
 	WS_FAULT();
 	if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
 		ws_futex_wake(word, 1, arena->shared);
 	WS_FAULT();
-}
-
-void ws_lock_release_from(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref)
-{
-	uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
-
-	while ((seen & ~WS_LOCK_CONTENDED) == ref) {
-		if (atomic_compare_exchange_weak_explicit(word, &seen, 0, memory_order_release,
-							  memory_order_relaxed)) {
-			if (seen & WS_LOCK_CONTENDED)
-				ws_futex_wake(word, 1, arena->shared);
-			return;
-		}
-	}
+	atomic_fetch_add_explicit(&arena->records[self].holding, 1, memory_order_seq_cst);
 }

@@ -20,19 +20,14 @@
 #include "arena.h"
 
 /*
- * Takes `word` for the record whose ref is `ref`.  A live holder is waited
- * for however long it takes unless !block (-EAGAIN).  A holder that is gone
- * (died, or a stale word): with `takeover` the word is taken from it and
- * *gone is its ref, whose work the caller now owns; without, the word is
- * left as it is and the call returns -EOWNERDEAD with *gone set, for the
- * caller to have that work finished first (crit.c).  *gone is 0 otherwise.
- * The caller keeps its record's `holding` counter odd meanwhile.
+ * Takes `word` for record `self` (whose ref is `ref`).  A live holder is
+ * waited for however long it takes unless !block (-EAGAIN).  *taken_from is
+ * the ref of a holder that was gone (died, or a stale word) and whose work
+ * the caller now owns, else 0.
  */
-int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref, bool block, bool takeover,
-		 uint32_t *gone);
-void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word);
-/* Releases `word` if it still names `ref` (a dead holder's, after its work was finished). */
-void ws_lock_release_from(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref);
+int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
+		 uint32_t *taken_from);
+void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self);
 
 /* Is `word` held by a thread that has died?  No lock taken: a hint. */
 bool ws_lock_holder_dead(ws_arena *arena, _Atomic uint32_t *word);

@@ -17,14 +17,13 @@ int ws_object_create(ws_arena *arena, enum ws_type type, uint32_t value, uint32_
 {
 	struct ws_crit c;
 	struct ws_object *obj;
-	uint32_t slot = 0, gen = 0;
+	uint32_t slot, gen;
 	uint64_t head;
 	int ret;
 
-	ret = ws_crit_enter(arena, &c);
+	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
-again:
 	ws_op_begin(&c, WS_OP_PLAIN, 0);
 	ret = arena->header->live >= arena->capacity ? -ENOSPC : ws_slot_alloc(&c, &slot);
 	if (!ret)
@@ -54,9 +53,6 @@ again:
 		c.error = ret; /* undoes the allocation */
 	}
 	ws_op_end(&c);
-	/* Its lock word named a dead thread: that thread's work first. */
-	if (ret == -EOWNERDEAD && ws_crit_recovered(&c))
-		goto again;
 	ws_crit_leave(&c);
 	if (!ret)
 		*handle = ws_make_handle(arena, slot, gen);
@@ -72,10 +68,9 @@ int ws_close(ws_arena *arena, ws_handle handle)
 
 	if (!arena)
 		return -EINVAL;
-	ret = ws_crit_enter(arena, &c);
+	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
-again:
 	ws_op_begin(&c, WS_OP_PLAIN, 0);
 	ret = ws_obj_lock_handle(&c, handle, WS_TYPE_NONE, &slot);
 	if (!ret) {
@@ -98,8 +93,6 @@ again:
 		c.error = ret;
 	}
 	ws_op_end(&c);
-	if (ret == -EOWNERDEAD && ws_crit_recovered(&c))
-		goto again;
 	ws_crit_leave(&c);
 	return ret;
 }

@@ -12,7 +12,7 @@ int ws_owner_died(ws_arena *arena, uint32_t owner)
 
 	if (!arena || owner == 0)
 		return -EINVAL;
-	ret = ws_crit_enter(arena, &c);
+	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
 	/* Several operations: whoever takes over from us if we die finishes them all,

@@ -27,10 +27,10 @@ static uint32_t slot_gen(ws_arena *arena, uint32_t slot)
 bool ws_entry_queued(ws_arena *arena, const struct ws_entry *entry)
 {
 	return entry->linked && entry->object < arena->slots &&
-	       ws_entry_gen(entry) == slot_gen(arena, entry->object);
+	       entry->linked == slot_gen(arena, entry->object);
 }
 
-int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry, bool all)
+int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry)
 {
 	ws_arena *arena = c->arena;
 	struct ws_object *obj = &arena->objects[slot];
@@ -43,7 +43,7 @@ int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t en
 	if (tail) {
 		struct ws_entry *last = ws_entry_at(arena, tail, &r, &k);
 
-		if (!last || ws_entry_gen(last) != gen || last->next || last->object != slot)
+		if (!last || last->linked != gen || last->next || last->object != slot)
 			return c->error = -EUCLEAN;
 		ws_store(c, &last->next, id);
 	} else {
@@ -52,10 +52,9 @@ int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t en
 	ws_store(c, &e->object, slot);
 	ws_store(c, &e->prev, tail);
 	ws_store(c, &e->next, 0);
-	ws_store(c, &e->linked, gen | (all ? WS_ENTRY_ALL : 0));
+	ws_store(c, &e->linked, gen);
 	obj->queue_tail = id;
 	obj->queued++;
-	obj->all_waiters += all;
 	set_queued(obj, true);
 	return 0;
 }
@@ -64,32 +63,23 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 {
 	ws_arena *arena = c->arena;
 	struct ws_entry *e = &arena->records[record].entries[entry];
-	uint32_t id = ws_entry_id(record, entry), slot, prev, next;
+	uint32_t id = ws_entry_id(record, entry), slot = e->object, prev = e->prev, next = e->next;
 	uint32_t r, k;
 	struct ws_object *obj;
 	int ret;
 
-	/* A giver holding the object's lock may unlink it meanwhile (it only
-	 * clears `linked`): the links are read once we hold that lock too. */
-	if (!atomic_load_explicit((_Atomic uint32_t *)&e->linked, memory_order_acquire))
-		return 0;
-	slot = atomic_load_explicit((_Atomic uint32_t *)&e->object, memory_order_relaxed);
-	if (slot >= arena->slots)
-		return c->error = -EUCLEAN;
-	ret = ws_obj_lock(c, slot);
-	if (ret < 0)
-		return ret;
 	if (!e->linked)
 		return 0;
-	if (e->object != slot)
+	if (slot >= arena->slots)
 		return c->error = -EUCLEAN;
 	/* Its object was closed: the queue it was in is gone. */
-	if (ws_entry_gen(e) != slot_gen(arena, slot)) {
+	if (e->linked != slot_gen(arena, slot)) {
 		ws_store(c, &e->linked, 0);
 		return 0;
 	}
-	prev = e->prev;
-	next = e->next;
+	ret = ws_obj_lock(c, slot);
+	if (ret < 0)
+		return ret;
 	obj = &arena->objects[slot];
 	if (prev) {
 		struct ws_entry *p = ws_entry_at(arena, prev, &r, &k);
@@ -112,11 +102,6 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 		if (obj->queue_tail != id)
 			return c->error = -EUCLEAN;
 		obj->queue_tail = prev;
-	}
-	if (e->linked & WS_ENTRY_ALL) {
-		if (obj->all_waiters == 0)
-			return c->error = -EUCLEAN;
-		obj->all_waiters--;
 	}
 	ws_store(c, &e->linked, 0);
 	if (obj->queued == 0)
@@ -141,7 +126,7 @@ void ws_queue_drop(struct ws_crit *c, uint32_t slot)
 {
 	struct ws_object *obj = &c->arena->objects[slot];
 
-	obj->queue_head = obj->queue_tail = obj->queued = obj->all_waiters = 0;
+	obj->queue_head = obj->queue_tail = obj->queued = 0;
 	set_queued(obj, false);
 }
 
@@ -172,7 +157,7 @@ static struct ws_entry *walk_next(struct ws_crit *c, uint32_t slot, uint32_t *id
 		return NULL;
 	e = ws_entry_at(arena, *id, r, k);
 	if (!e || (*steps)++ > walk_bound(arena) || e->object != slot ||
-	    ws_entry_gen(e) != slot_gen(arena, slot)) {
+	    e->linked != slot_gen(arena, slot)) {
 		c->error = -EUCLEAN;
 		return NULL;
 	}

@@ -19,8 +19,8 @@
 
 #include "txn.h"
 
-/* Appends entry `entry` of `record` (a wait_all's: `all`) to the queue of locked object `slot`. */
-int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry, bool all);
+/* Appends entry `entry` of `record` to the queue of locked object `slot`. */
+int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry);
 /* Unlinks entry `entry` of `record` (locks its object); an orphan just forgets its link. */
 int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry);
 /* Unlinks every entry `record` still has linked. */

@@ -2,14 +2,9 @@
 #include "recover.h"
 
 #include "futex.h"
-#include "lock.h"
 #include "queue.h"
 #include "reap.h"
-#include "record.h"
 #include "stats.h"
-
-/* Dead holders met while finishing one: each is finished in turn, this deep at most. */
-#define MET_MAX 8
 
 /*
  * A hand-off the dead holder made but may not have woken: ws_guard covers
@@ -25,11 +20,23 @@ static void wake_handed(struct ws_crit *c, struct ws_log *log)
 	log->wake_record = 0;
 }
 
-/* The operation a dead holder was in, finished as one of ours. */
-static void finish(struct ws_crit *c, uint32_t op, uint32_t slot, uint32_t done)
+void ws_recover(struct ws_crit *c, uint32_t holder)
 {
+	struct ws_log *log = &c->arena->records[holder].log;
+	uint32_t op = log->op, slot = log->op_slot, done, owner_died;
 	bool dead = false;
 
+	/* An idle log's op is the last one, finished: there is nothing to go on with. */
+	if (atomic_load_explicit(&log->state, memory_order_relaxed) == WS_LOG_IDLE)
+		op = WS_OP_NONE;
+	wake_handed(c, log);
+	ws_log_replay(c, log);
+	/* After the replay: an uncommitted hand-off's count was undone with it. */
+	done = log->op_done;
+	owner_died = log->owner_died;
+	log->owner_died = 0;
+	ws_stat_add(WS_STAT_RECOVERIES);
+	/* The operation it was in, finished as one of ours. */
 	switch (op) {
 	case WS_OP_SIGNAL:
 		ws_op_begin(c, WS_OP_SIGNAL, slot);
@@ -54,44 +61,6 @@ static void finish(struct ws_crit *c, uint32_t op, uint32_t slot, uint32_t done)
 	default:
 		break;
 	}
-}
-
-static void recover(struct ws_crit *c, uint32_t holder, int depth)
-{
-	ws_arena *arena = c->arena;
-	struct ws_log *log = &arena->records[holder].log;
-	uint32_t ref = ws_record_ref(arena, holder);
-	uint32_t op = log->op, slot = log->op_slot, done, owner_died, object = log->object;
-
-	/* An idle log's op is the last one, finished: there is nothing to go on with. */
-	if (atomic_load_explicit(&log->state, memory_order_relaxed) == WS_LOG_IDLE)
-		op = WS_OP_NONE;
-	wake_handed(c, log);
-	/* Its objects put right and unlocked, their words freed. */
-	ws_log_replay(c, log, ref);
-	/* And the object it held its section on. */
-	if (object && object <= arena->slots)
-		ws_lock_release_from(arena, &arena->objects[object - 1].lock, ref);
-	log->object = 0;
-	/* After the replay: an uncommitted hand-off's count was undone with it. */
-	done = log->op_done;
-	owner_died = log->owner_died;
-	log->owner_died = 0;
-	ws_stat_add(WS_STAT_RECOVERIES);
-	for (int met = 0; met < MET_MAX; met++) {
-		finish(c, op, slot, done);
-		/* Another dead holder on the way: finish it, then this again. */
-		if (depth >= MET_MAX || !c->dead_holder)
-			break;
-		uint32_t gone = c->dead_holder, r = ws_ref_index(arena, gone);
-		_Atomic uint32_t *word = c->dead_word;
-
-		c->dead_holder = 0;
-		if (r != UINT32_MAX)
-			recover(c, r, depth + 1);
-		if (word)
-			ws_lock_release_from(arena, word, gone);
-	}
 	/* A ws_owner_died() it was in the middle of: it runs to the end. */
 	if (owner_died) {
 		c->log->owner_died = owner_died;
@@ -100,25 +69,4 @@ static void recover(struct ws_crit *c, uint32_t holder, int depth)
 	}
 	/* The dead holder itself, and whoever else died. */
 	ws_reap_dead(c);
-}
-
-void ws_recover(struct ws_crit *c, uint32_t holder)
-{
-	recover(c, holder, 0);
-}
-
-bool ws_recover_met(struct ws_crit *c)
-{
-	uint32_t gone = c->dead_holder, r;
-
-	if (!gone || !c->arena_held)
-		return false;
-	c->dead_holder = 0;
-	r = ws_ref_index(c->arena, gone);
-	if (r != UINT32_MAX)
-		ws_recover(c, r);
-	if (c->dead_word)
-		ws_lock_release_from(c->arena, c->dead_word, gone);
-	c->dead_word = NULL;
-	return true;
 }

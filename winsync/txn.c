@@ -6,10 +6,9 @@
 
 #include "fault.h"
 #include "futex.h"
-#include "lock.h"
 #include "waiter.h"
 
-#define NO_SLOT WS_NO_SLOT
+#define NO_SLOT UINT32_MAX
 
 static uint32_t log_state(struct ws_log *log)
 {
@@ -73,17 +72,6 @@ static void snapshot(struct ws_log_locked *e, struct ws_object *obj, uint64_t he
 	e->queue_tail = obj->queue_tail;
 	e->queued = obj->queued;
 	e->next_free = obj->next_free;
-	e->all_waiters = obj->all_waiters;
-}
-
-static void restore(struct ws_object *obj, const struct ws_log_locked *e)
-{
-	ws_put(&obj->aux, e->aux);
-	obj->queue_head = e->queue_head;
-	obj->queue_tail = e->queue_tail;
-	obj->queued = e->queued;
-	obj->next_free = e->next_free;
-	obj->all_waiters = e->all_waiters;
 }
 
 int ws_obj_lock(struct ws_crit *c, uint32_t slot)
@@ -92,8 +80,7 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 	ws_arena *arena = c->arena;
 	struct ws_object *obj;
 	struct ws_log_locked *e;
-	uint32_t n = log->locked_count, gone;
-	int ret;
+	uint32_t n = log->locked_count;
 
 	if (slot >= arena->slots || n > WS_LOG_LOCKED)
 		return c->error = -EUCLEAN;
@@ -102,40 +89,20 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 			return 0;
 	if (n == WS_LOG_LOCKED)
 		return c->error = -EUCLEAN;
-	/* One object lock at a time unless the arena lock is held: no cycle of waits. */
-	if (slot != c->object && !c->arena_held)
-		return c->error = -EUCLEAN;
 	obj = &arena->objects[slot];
 	e = &log->locked[n];
-	e->slot = slot;
-	e->released = 1; /* not LOCKED by us yet */
-	/* Listed before its word is taken: whoever finishes our work frees the
-	 * word if it names us (if it does not, the flag is harmless). */
-	e->word = slot != c->object;
-	atomic_signal_fence(memory_order_seq_cst);
-	log->locked_count = n + 1;
-	if (e->word) {
-		ret = ws_lock_take(arena, &obj->lock, c->ref, c->block, false, &gone);
-		if (ret) {
-			e->word = 0;
-			log->locked_count = n;
-			if (ret == -EOWNERDEAD) {
-				c->dead_holder = gone;
-				c->dead_word = &obj->lock;
-			}
-			return c->error = ret;
-		}
-		WS_FAULT();
-	}
 	for (;;) {
 		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
 
-		/* Only a holder of the object's lock sets LOCKED, and we hold it. */
+		/* Only the lock holder sets LOCKED, and it is not on our list. */
 		if (ws_head_tag(head) & WS_HEAD_LOCKED)
 			return c->error = -EUCLEAN;
-		snapshot(e, obj, head);
-		atomic_signal_fence(memory_order_seq_cst);
+		e->slot = slot;
 		e->released = 0;
+		snapshot(e, obj, head);
+		/* Listed before it is locked: recovery restores only what is LOCKED. */
+		atomic_signal_fence(memory_order_seq_cst);
+		log->locked_count = n + 1;
 		WS_FAULT();
 		if (atomic_compare_exchange_strong_explicit(&obj->head, &head,
 							    head | (uint64_t)WS_HEAD_LOCKED << 32,
@@ -145,28 +112,15 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 			return 1;
 		}
 		/* An uncontended path changed it meanwhile: snapshot again. */
-		e->released = 1;
 	}
 }
 
-/* Frees the lock word an entry took, if it names `ref`: ours, or a dead holder's. */
-static void release_word(struct ws_crit *c, struct ws_log_locked *e, uint32_t ref)
-{
-	if (!e->word)
-		return;
-	e->word = 0;
-	atomic_signal_fence(memory_order_seq_cst);
-	ws_lock_release_from(c->arena, &c->arena->objects[e->slot].lock, ref);
-}
-
-/* Unlocks an entry's object, then frees its lock word (`ref`'s: see release_word). */
-static void release_entry(struct ws_crit *c, struct ws_log_locked *e, uint32_t ref)
+static void release_entry(ws_arena *arena, struct ws_log_locked *e)
 {
 	e->released = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	WS_FAULT();
-	clear_locked(&c->arena->objects[e->slot]);
-	release_word(c, e, ref);
+	clear_locked(&arena->objects[e->slot]);
 }
 
 void ws_obj_release(struct ws_crit *c, uint32_t slot)
@@ -181,7 +135,7 @@ void ws_obj_release(struct ws_crit *c, uint32_t slot)
 
 		if (e->slot != slot || e->released)
 			continue;
-		release_entry(c, e, c->ref);
+		release_entry(c->arena, e);
 		/* The last entry leaves the log; one in the middle stays, flagged. */
 		if (i + 1 == n) {
 			atomic_signal_fence(memory_order_seq_cst);
@@ -325,31 +279,12 @@ static bool apply_hand(struct ws_crit *c, struct ws_log *log)
 	return true;
 }
 
-/* Does `ref` hold object `slot`'s lock word?  Only then may its LOCKED mark be touched. */
-static bool word_is(struct ws_crit *c, uint32_t slot, uint32_t ref)
-{
-	return (atomic_load_explicit(&c->arena->objects[slot].lock, memory_order_acquire) &
-		~WS_LOCK_CONTENDED) == ref;
-}
-
 /*
- * An entry released already, whose release a death may have cut short:
- * while its holder (`ref`) still holds the word, finish it.
+ * Undoes the transaction of `log`: cells in reverse, then every object it
+ * locked back to its snapshot, unlocked, but for `keep` (the operation goes
+ * on with it).
  */
-static void finish_release(struct ws_crit *c, struct ws_log_locked *e, uint32_t ref)
-{
-	if (e->word && word_is(c, e->slot, ref)) {
-		clear_locked(&c->arena->objects[e->slot]);
-		release_word(c, e, ref);
-	}
-}
-
-/*
- * Undoes the transaction of `log` (whose holder is `ref`): cells in
- * reverse, then every object it locked back to its snapshot, unlocked and
- * its word freed, but for `keep` (the operation goes on with it).
- */
-static void undo(struct ws_crit *c, struct ws_log *log, uint32_t ref, uint32_t keep)
+static void undo(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 {
 	ws_arena *arena = c->arena;
 	uint32_t cells = log->undo_count, locked = log->locked_count, kept = 0;
@@ -372,18 +307,21 @@ static void undo(struct ws_crit *c, struct ws_log *log, uint32_t ref, uint32_t k
 		if (e->slot >= arena->slots)
 			continue;
 		obj = &arena->objects[e->slot];
-		if (e->released || !(head_tag(obj) & WS_HEAD_LOCKED)) {
-			if (e->slot != keep)
-				finish_release(c, e, ref);
+		if (!(head_tag(obj) & WS_HEAD_LOCKED))
+			continue;
+		if (e->released) {
+			clear_locked(obj);
 			continue;
 		}
-		restore(obj, e);
+		ws_put(&obj->aux, e->aux);
+		obj->queue_head = e->queue_head;
+		obj->queue_tail = e->queue_tail;
+		obj->queued = e->queued;
+		obj->next_free = e->next_free;
 		atomic_store_explicit(&obj->head,
 				      e->slot == keep ? e->head | (uint64_t)WS_HEAD_LOCKED << 32
 						      : e->head,
 				      memory_order_release);
-		if (e->slot != keep)
-			release_word(c, e, ref);
 	}
 	/* The kept object's entry, as it was, stays the log's only one. */
 	for (uint32_t i = 0; i < locked; i++) {
@@ -400,10 +338,9 @@ static void undo(struct ws_crit *c, struct ws_log *log, uint32_t ref, uint32_t k
 
 /*
  * After a commit (or a replay): only the kept object stays on the list,
- * its snapshot now the state as committed; the others are unlocked and
- * their words freed (`ref`'s, see release_word).
+ * its snapshot now the state as committed.
  */
-static void keep_only(struct ws_crit *c, struct ws_log *log, uint32_t ref, uint32_t keep)
+static void keep_only(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 {
 	uint32_t kept = 0, n = log->locked_count;
 
@@ -412,14 +349,18 @@ static void keep_only(struct ws_crit *c, struct ws_log *log, uint32_t ref, uint3
 	for (uint32_t i = 0; i < n; i++) {
 		struct ws_log_locked *e = &log->locked[i];
 
-		if (e->slot >= c->arena->slots || e->slot == keep)
+		if (e->slot >= c->arena->slots)
 			continue;
 		if (e->released) {
-			finish_release(c, e, ref);
+			/* A release cut short by a death: flagged, maybe not yet unlocked. */
+			if (e->slot != keep)
+				clear_locked(&c->arena->objects[e->slot]);
 			continue;
 		}
-		release_entry(c, e, ref);
-		WS_FAULT();
+		if (e->slot != keep) {
+			release_entry(c->arena, e);
+			WS_FAULT();
+		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct ws_log_locked *e = &log->locked[i];
@@ -445,17 +386,17 @@ int ws_commit(struct ws_crit *c)
 	if (c->error) {
 		int error = c->error;
 
-		undo(c, log, c->ref, NO_SLOT);
+		undo(c, log, NO_SLOT);
 		return error;
 	}
 	if (!apply_hand(c, log)) {
 		/* The waiter timed out first: as if we had never chosen it. */
-		undo(c, log, c->ref, primary_of(log));
+		undo(c, log, primary_of(log));
 		return -ESRCH;
 	}
 	set_log_state(log, WS_LOG_COMMITTED);
 	WS_FAULT();
-	keep_only(c, log, c->ref, primary_of(log));
+	keep_only(c, log, primary_of(log));
 	set_log_state(log, WS_LOG_ACTIVE);
 	WS_FAULT();
 	return 0;
@@ -464,24 +405,21 @@ int ws_commit(struct ws_crit *c)
 void ws_op_end(struct ws_crit *c)
 {
 	ws_commit(c);
-	keep_only(c, c->log, c->ref, NO_SLOT);
+	keep_only(c, c->log, NO_SLOT);
 	WS_FAULT();
 	set_log_state(c->log, WS_LOG_IDLE);
 	WS_FAULT();
 }
 
-void ws_log_replay(struct ws_crit *c, struct ws_log *log, uint32_t ref)
+void ws_log_replay(struct ws_crit *c, struct ws_log *log)
 {
 	uint32_t state = log_state(log);
 
 	if (state == WS_LOG_COMMITTED || (state == WS_LOG_ACTIVE && delivered(c->arena, log))) {
 		apply_hand(c, log);
-		keep_only(c, log, ref, NO_SLOT);
+		keep_only(c, log, NO_SLOT);
 	} else if (state == WS_LOG_ACTIVE) {
-		undo(c, log, ref, NO_SLOT);
-	} else {
-		/* Idle: a release a death cut short between two operations. */
-		keep_only(c, log, ref, NO_SLOT);
+		undo(c, log, NO_SLOT);
 	}
 	/* Idle, or a state nobody writes: nothing more can be trusted to redo. */
 	log->locked_count = 0;

@@ -43,20 +43,10 @@
 /* Re-arm wakes one critical section may owe (queue.c: mutex owner changes). */
 #define WS_REARM_MAX WS_ENTRIES_PER_WAIT
 
-#define WS_NO_SLOT UINT32_MAX
-
-/*
- * A lock holder's state: its locks, its log, what it owes after the unlock.
- * A critical section holds the arena lock, and then any objects it locks;
- * or one object's lock alone (crit.h).
- */
+/* A lock holder's state: its lock, its log, what it owes after the unlock. */
 struct ws_crit {
 	ws_arena *arena;
-	bool arena_held;          /* holds the arena lock: may lock any objects */
-	bool block;               /* waits for live holders (not WS_ARENA_NONBLOCK) */
-	uint32_t object;          /* the object whose lock the section took first, or WS_NO_SLOT */
-	uint32_t dead_holder;     /* a dead holder's ref met on an object's lock: recover, retry */
-	_Atomic uint32_t *dead_word; /* and that lock word */
+	_Atomic uint32_t *lock;   /* the lock word held */
 	struct ws_log *log;       /* the holder's own (its record's) */
 	struct ws_record *rec;
 	uint32_t self;            /* record index */
@@ -88,12 +78,8 @@ void ws_op_progress(struct ws_crit *c);
 
 /*
  * Locks object `slot` for this transaction: 1, or 0 if it was locked
- * already.  Takes the object's lock word unless the section holds it (an
- * object section's own object); only a section holding the arena lock may
- * take more than one.  -EUCLEAN if a LOCKED mark is on it that nobody holds
- * (only corruption leaves one) or the log is full; -EAGAIN (WS_ARENA_NONBLOCK,
- * a live holder) or -EOWNERDEAD (a dead holder, c->dead_holder: crit.h
- * recovers it and the caller starts again) with the transaction to undo.
+ * already.  -EUCLEAN if another holder's LOCKED mark is on it (only
+ * corruption can leave one) or the log is full.
  */
 int ws_obj_lock(struct ws_crit *c, uint32_t slot);
 /*
@@ -121,12 +107,11 @@ void ws_hand(struct ws_crit *c, uint32_t record, uint32_t state);
 int ws_commit(struct ws_crit *c);
 
 /*
- * Puts right the log of a dead holder whose ref is `ref` (possibly our own
- * record's, adopted): an unfinished transaction undone, a committed one
- * completed, every object it locked unlocked and its words freed, the log
- * idle.  The caller holds the arena lock (crit.c).
+ * Puts right the log of a dead holder (possibly our own record's, adopted):
+ * an unfinished transaction undone, a committed one completed, every object
+ * unlocked, the log idle.
  */
-void ws_log_replay(struct ws_crit *c, struct ws_log *log, uint32_t ref);
+void ws_log_replay(struct ws_crit *c, struct ws_log *log);
 
 /*
  * The dead-man wake.  While a critical section owes anything to a queued

@@ -38,26 +38,23 @@ static inline bool ws_view_object_busy(const ws_arena *arena, uint32_t slot, uin
  * then (from layout 4) each object's.  Returns the number of words (1 in
  * layout 3) and the ref held in word `i` (0: free).
  */
-/* The lock words: 0 is the arena's, 1 + slot an object's (crit.h). */
 static inline uint32_t ws_view_lock_words(const ws_arena *arena)
 {
-	uint32_t fresh = atomic_load_explicit((_Atomic uint32_t *)&arena->header->fresh_slots,
-					      memory_order_relaxed);
-
-	return 1 + (fresh < arena->slots ? fresh : arena->slots);
+	(void)arena;
+	return 1;
 }
 
 static inline uint32_t ws_view_lock_ref(const ws_arena *arena, uint32_t i)
 {
-	_Atomic uint32_t *word = i ? &arena->objects[i - 1].lock : &arena->header->lock;
-
-	return atomic_load_explicit(word, memory_order_acquire) & ~WS_LOCK_CONTENDED;
+	(void)i;
+	return atomic_load_explicit(&arena->header->lock, memory_order_acquire) &
+	       ~WS_LOCK_CONTENDED;
 }
 
 /* The generation of the object an entry is queued on, from its `linked` word (0: not queued). */
 static inline uint32_t ws_view_entry_gen(uint32_t linked)
 {
-	return linked & ~WS_ENTRY_ALL;
+	return linked;
 }
 
 /*

@@ -353,8 +353,7 @@ static int acquire_locked(struct ws_crit *c, const struct wait_plan *plan, const
 static int enqueue(struct ws_crit *c, const struct wait_plan *plan, const uint32_t *slots)
 {
 	for (uint32_t i = 0; i < plan->shape.entries; i++) {
-		int ret = ws_queue_link(c, slots[i], c->self, i,
-					plan->shape.all && i < plan->shape.count);
+		int ret = ws_queue_link(c, slots[i], c->self, i);
 
 		if (ret < 0)
 			return ret;
@@ -369,14 +368,32 @@ static int reap_now(ws_arena *arena, bool try_only)
 	struct ws_crit c;
 	int ret;
 
-	ret = try_only ? ws_crit_try(arena, &c) : ws_crit_enter(arena, &c);
+	ret = try_only ? ws_crit_try(arena, ws_arena_lock(arena), &c)
+		       : ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
-	do
-		ws_reap_dead(&c);
-	while (ws_crit_recovered(&c));
+	ws_reap_dead(&c);
 	ws_crit_leave(&c);
 	return 0;
+}
+
+/*
+ * Looks after dead threads a blocked waiter may depend on: a dead lock
+ * holder (entering takes its work over) and, with `records`, dead records
+ * nobody reaped.  Never waits for a live holder: that one will finish.
+ */
+static void sweep(ws_arena *arena, bool records)
+{
+	struct ws_crit c;
+
+	if (!ws_lock_holder_dead(arena, ws_arena_lock(arena)) &&
+	    !(records && ws_dead_records(arena)))
+		return;
+	if (ws_crit_try(arena, ws_arena_lock(arena), &c))
+		return;
+	if (records)
+		ws_reap_dead(&c);
+	ws_crit_leave(&c);
 }
 
 /* Whom a blocked wait watches for deaths, besides its own wake word (queue.h). */
@@ -388,38 +405,8 @@ struct watch {
 	uint32_t mutex_count;              /* our mutexes: slot and generation, at arm time */
 	uint32_t mutex_slot[WS_MAX_WAIT_OBJECTS];
 	uint32_t mutex_gen[WS_MAX_WAIT_OBJECTS];
-	uint32_t slot_count;               /* every object of the wait (whose holders may die) */
-	uint32_t slot[WS_ENTRIES_PER_WAIT];
 	bool dead;                         /* one of them is dead already: reap */
 };
-/*
- * Looks after dead threads a blocked waiter may be waiting for: a dead
- * holder of the arena lock or of one of the wait's objects (entering takes
- * its work over) and, with `records`, dead records nobody reaped.  Never
- * waits for a live holder: that one will finish.
- */
-static void sweep(ws_arena *arena, const struct watch *w, bool records)
-{
-	bool dead_holder = ws_lock_holder_dead(arena, ws_arena_lock(arena));
-	struct ws_crit c;
-
-	for (uint32_t i = 0; i < w->slot_count; i++) {
-		if (!ws_lock_holder_dead(arena, &arena->objects[w->slot[i]].lock))
-			continue;
-		dead_holder = true;
-		/* Entering the object's section finishes its dead holder's work. */
-		if (ws_crit_enter_object(arena, w->slot[i], &c) == 0)
-			ws_crit_leave(&c);
-	}
-	if (!dead_holder && !(records && ws_dead_records(arena)))
-		return;
-	if (ws_crit_try(arena, &c))
-		return;
-	if (records)
-		ws_reap_dead(&c);
-	ws_crit_leave(&c);
-}
-
 /* The owners of the mutexes this wait wants (noted at arm time) held by somebody else. */
 static uint32_t foreign_owners(ws_arena *arena, const struct watch *w, uint32_t owner,
 			       uint32_t *owners)
@@ -534,282 +521,81 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		if (state != WS_WAIT_PENDING) {
 			/* The kernel's wake for a giver that died after our hand-off: its
 			 * operation may owe others too, so finish it (one load if not). */
-			sweep(arena, w, false);
+			sweep(arena, false);
 			return ws_wait_result(state, &plan->shape, index);
 		}
 		/* The backstop: a dead-man wake that corruption lost, a death nobody saw. */
 		if (ret == -ETIMEDOUT && ws_deadline_passed(&until) &&
 		    !ws_deadline_passed(&plan->deadline))
-			sweep(arena, w, true);
+			sweep(arena, true);
 		/* A dead-man wake with nothing handed yet: its giver's work is ours. */
 		else if (ret == 0)
-			sweep(arena, w, false);
+			sweep(arena, false);
 	}
 }
 
-/* Under the object's lock, once queued: what the blocked wait will watch of it. */
-static void watch_object(struct ws_crit *c, uint32_t slot, struct watch *w)
+/* At arm time, under the lock: the waiters queued ahead of us on our mutexes. */
+static void watch_ahead(struct ws_crit *c, const struct wait_plan *plan, const uint32_t *slots,
+			struct watch *w)
 {
-	uint64_t head = atomic_load_explicit(&c->arena->objects[slot].head, memory_order_relaxed);
-	uint32_t max = sizeof(w->ahead) / sizeof(w->ahead[0]), i;
+	uint32_t max = sizeof(w->ahead) / sizeof(w->ahead[0]);
 
-	for (i = 0; i < w->slot_count && w->slot[i] != slot; i++)
-		;
-	if (i == w->slot_count && w->slot_count < WS_ENTRIES_PER_WAIT)
-		w->slot[w->slot_count++] = slot;
-	if (ws_head_type(head) != WS_TYPE_MUTEX || w->mutex_count >= WS_MAX_WAIT_OBJECTS)
-		return;
-	w->mutex_slot[w->mutex_count] = slot;
-	w->mutex_gen[w->mutex_count++] = ws_head_gen(head);
-	/* The waiters queued ahead of us may own it before we do. */
-	if (w->ahead_count < max)
-		w->ahead_count += ws_queue_ahead(c, slot, c->self, w->ahead + w->ahead_count,
-						 max - w->ahead_count);
-}
+	w->ahead_count = 0;
+	w->mutex_count = 0;
+	for (uint32_t i = 0; i < plan->wait->count; i++) {
+		uint64_t head = atomic_load_explicit(&c->arena->objects[slots[i]].head,
+						     memory_order_relaxed);
 
-static void watch_init(struct watch *w)
-{
-	w->ahead_count = w->mutex_count = w->slot_count = 0;
-}
-
-/* Is our entry `k` in the queue of a live object?  (Givers may unlink it: atomic read.) */
-static bool own_entry_on(const struct ws_record *rec, uint32_t k, uint32_t *slot)
-{
-	const struct ws_entry *e = &rec->entries[k];
-
-	if (!atomic_load_explicit((_Atomic uint32_t *)&e->linked, memory_order_relaxed))
-		return false;
-	*slot = atomic_load_explicit((_Atomic uint32_t *)&e->object, memory_order_relaxed);
-	return true;
-}
-
-/*
- * Our last wait's entries still queued, unlinked before a new wait is armed
- * (a giver would take them for the new wait's): each in a section of its
- * object's, but those the new wait queues on the same object again, which
- * that object's section does (`relinked`: entry k goes back to that slot).
- */
-static int unlink_stale(ws_arena *arena, uint32_t self, const uint32_t *relinked, uint32_t n)
-{
-	struct ws_record *rec = &arena->records[self];
-	int ret = 0;
-
-	for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT && !ret; k++) {
-		struct ws_crit c;
-		uint32_t slot;
-
-		if (!own_entry_on(rec, k, &slot) || (k < n && relinked[k] == slot))
+		if (ws_head_type(head) != WS_TYPE_MUTEX)
 			continue;
-		if (slot >= arena->slots)
-			return -EUCLEAN;
-		ret = ws_crit_enter_object(arena, slot, &c);
-		if (ret)
-			return ret;
-		ws_op_begin(&c, WS_OP_PLAIN, 0);
-		ret = ws_queue_unlink(&c, self, k);
-		if (ret >= 0)
-			ret = ws_commit(&c);
-		ws_op_end(&c);
-		ws_crit_leave(&c);
+		w->mutex_slot[w->mutex_count] = slots[i];
+		w->mutex_gen[w->mutex_count++] = ws_head_gen(head);
+		if (w->ahead_count < max)
+			w->ahead_count += ws_queue_ahead(c, slots[i], c->self,
+							 w->ahead + w->ahead_count,
+							 max - w->ahead_count);
 	}
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * In the section of `slot`, before our entry `from` is queued on it: our
- * last wait's entries left queued there (unlink_stale keeps those that go
- * back to the same slot) leave first.  Entries below `from` are this wait's
- * own (an object may appear twice); those from `from` on are stale.
- */
-static int unlink_own_on(struct ws_crit *c, uint32_t slot, uint32_t from)
-{
-	for (uint32_t k = from; k < WS_ENTRIES_PER_WAIT; k++) {
-		struct ws_entry *e = &c->rec->entries[k];
-		int ret;
-
-		if (!e->linked || e->object != slot)
-			continue;
-		ret = ws_queue_unlink(c, c->self, k);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * Every object locked at once, in an arena section: a wait_all, and a
- * wait_any that only polls (its answer must hold for all objects at one
- * instant, without queueing on each).
- */
-static int wait_whole(ws_arena *arena, const struct wait_plan *plan, struct watch *w,
-		      uint32_t *index, bool *queued)
-{
-	uint32_t slots[WS_ENTRIES_PER_WAIT];
-	struct ws_crit c;
-	bool taken = false;
-	int ret, result = 0;
-
-	ret = ws_crit_enter(arena, &c);
-	if (ret)
-		return ret;
-	for (;;) {
-		*queued = false;
-		ws_op_begin(&c, WS_OP_PLAIN, 0);
-		/* What our last wait left queued goes first: the record is reused. */
-		ret = ws_queue_unlink_all(&c, c.self);
-		for (uint32_t i = 0; ret >= 0 && i < plan->shape.entries; i++)
-			ret = ws_obj_lock_handle(&c, plan_handle(plan, i), entry_type(plan, i),
-						 &slots[i]);
-		if (ret >= 0) {
-			ret = 0;
-			result = acquire_locked(&c, plan, slots, index, &taken);
-			if (!taken && ws_deadline_passed(&plan->deadline))
-				result = -ETIMEDOUT;
-			else if (!taken)
-				ret = enqueue(&c, plan, slots);
-			*queued = !taken && result == 0 && ret == 0;
-			if (*queued)
-				for (uint32_t i = 0; i < plan->shape.entries; i++)
-					watch_object(&c, slots[i], w);
-		}
-		if (ret < 0)
-			c.error = ret;
-		ret = ws_commit(&c);
-		if (ret)
-			ws_wait_clear(c.rec); /* undone: no wait armed */
-		ws_op_end(&c);
-		if (ret != -EOWNERDEAD || !ws_crit_recovered(&c))
-			break;
-		watch_init(w);
-	}
-	ws_crit_leave(&c);
-	return ret ? ret : result;
-}
-
-/*
- * One object of a blocking wait_any, in that object's section: taken for
- * us if it is ready (the hand-off to ourselves is the commit: it fails if a
- * giver of another object was first), else our entry queued on it.  With
- * `arm` (a wait on one object) the wait is armed here, once queued.
- * *over: the wait has its result (taken here or handed meanwhile).
- */
-static int wait_step(ws_arena *arena, const struct wait_plan *plan, uint32_t i, bool arm,
-		     struct watch *w, uint32_t *index, bool *over)
-{
-	uint32_t slot = plan_handle(plan, i) & ((1u << arena->index_bits) - 1);
-	struct ws_record *rec;
-	struct ws_crit c;
-	int ret, result = 0;
-
-	*over = false;
-	ret = ws_crit_enter_object(arena, slot, &c);
-	if (ret)
-		return ret;
-	rec = c.rec;
-	ws_op_begin(&c, WS_OP_PLAIN, 0);
-	ret = unlink_own_on(&c, slot, i);
-	if (ret >= 0)
-		ret = ws_obj_lock_handle(&c, plan_handle(plan, i), entry_type(plan, i), &slot);
-	if (ret >= 0 && !arm && ws_wait_state(rec) != WS_WAIT_PENDING) {
-		*over = true; /* a giver of an object queued before was first */
-	} else if (ret >= 0 && ws_obj_ready(&arena->objects[slot], plan->wait->owner)) {
-		if (!arm)
-			ws_hand(&c, c.self, WS_WAIT_GOT | i);
-		result = take_entry(&c, plan, slot) ? -EOWNERDEAD : 0;
-		*over = true;
-		*index = i;
-	} else if (ret >= 0 && arm && ws_deadline_passed(&plan->deadline)) {
-		result = -ETIMEDOUT;
-		*over = true;
-	} else if (ret >= 0) {
-		ret = ws_queue_link(&c, slot, c.self, i, false);
-		if (ret >= 0 && arm)
-			ws_wait_arm(rec, &plan->shape);
-		if (ret >= 0)
-			watch_object(&c, slot, w);
-	}
-	if (ret < 0)
-		c.error = ret;
-	ret = ws_commit(&c);
-	ws_op_end(&c);
-	ws_crit_leave(&c);
-	if (ret == -ESRCH)
-		return 0; /* a giver was first: *over, the state has the result */
-	if (ret)
-		return ret;
-	return *over && (arm || result) ? result : 0;
-}
-
-/* Every handle names a live object (the alert an event): checked before anything queues. */
-static int check_handles(ws_arena *arena, const struct wait_plan *plan)
-{
-	for (uint32_t i = 0; i < plan->shape.entries; i++) {
-		uint32_t slot;
-		uint64_t head;
-		int ret = ws_handle_lookup(arena, plan_handle(plan, i), entry_type(plan, i), &slot,
-					   &head);
-
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* A wait_any over several objects that may block: queued on each in turn, in its section. */
-static int wait_steps(ws_arena *arena, const struct wait_plan *plan, struct ws_record *rec,
-		      struct watch *w, uint32_t *index, bool *queued)
-{
-	bool over = false;
-	int ret = check_handles(arena, plan);
-
-	*queued = false;
-	if (ret)
-		return ret;
-	ws_wait_arm_steps(rec, &plan->shape);
-	for (uint32_t i = 0; i < plan->shape.entries && !over && !ret; i++)
-		ret = wait_step(arena, plan, i, false, w, index, &over);
-	ws_wait_steps_done(rec);
-	/* Whatever stopped us, a giver may have been first: the state says. */
-	if (ret || over || ws_deadline_passed(&plan->deadline)) {
-		uint32_t state = ws_wait_give_up(rec);
-
-		return ret && state == WS_WAIT_GAVE_UP ? ret : ws_wait_result(state, &plan->shape, index);
-	}
-	*queued = true;
-	return 0;
 }
 
 static int wait_locked(ws_arena *arena, const struct wait_plan *plan, uint32_t *index)
 {
-	uint32_t relinked[WS_ENTRIES_PER_WAIT], mask = (1u << arena->index_bits) - 1, self;
-	struct ws_record *rec;
+	uint32_t slots[WS_ENTRIES_PER_WAIT];
 	struct watch w;
-	bool queued = false, over;
-	int ret;
+	struct ws_crit c;
+	bool taken = false, queued = false;
+	int ret, result = 0;
 
-	watch_init(&w);
-	ret = ws_crit_register(arena, &self);
+	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
-	rec = &arena->records[self];
-	/* Polls and wait_alls see all their objects at one instant: an arena section. */
-	if (plan->shape.all || (plan->shape.entries > 1 && ws_deadline_passed(&plan->deadline))) {
-		ret = wait_whole(arena, plan, &w, index, &queued);
-	} else {
-		/* The entries our last wait left queued go first (some in their object's section). */
-		for (uint32_t i = 0; i < plan->shape.entries; i++)
-			relinked[i] = plan_handle(plan, i) & mask;
-		ret = unlink_stale(arena, self, relinked, plan->shape.entries);
-		if (!ret && plan->shape.entries == 1) {
-			ret = wait_step(arena, plan, 0, true, &w, index, &over);
-			queued = !ret && !over;
-		} else if (!ret) {
-			ret = wait_steps(arena, plan, rec, &w, index, &queued);
-		}
+	ws_op_begin(&c, WS_OP_PLAIN, 0);
+	/* What our last wait left queued goes first: the record is reused. */
+	ret = ws_queue_unlink_all(&c, c.self);
+	for (uint32_t i = 0; ret >= 0 && i < plan->shape.entries; i++)
+		ret = ws_obj_lock_handle(&c, plan_handle(plan, i), entry_type(plan, i), &slots[i]);
+	if (ret >= 0) {
+		ret = 0;
+		result = acquire_locked(&c, plan, slots, index, &taken);
+		if (!taken && ws_deadline_passed(&plan->deadline))
+			result = -ETIMEDOUT;
+		else if (!taken)
+			ret = enqueue(&c, plan, slots);
+		queued = !taken && result == 0 && ret == 0;
+		if (queued)
+			watch_ahead(&c, plan, slots, &w);
 	}
-	if (ret || !queued)
+	if (ret < 0)
+		c.error = ret;
+	ret = ws_commit(&c);
+	if (ret)
+		ws_wait_clear(c.rec); /* undone: no wait armed */
+	ws_op_end(&c);
+	ws_crit_leave(&c);
+	if (ret)
 		return ret;
-	return block(arena, plan, rec, self, &w, index);
+	if (!queued)
+		return result;
+	return block(arena, plan, c.rec, c.self, &w, index);
 }
 
 int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)

@@ -35,17 +35,6 @@ void ws_wait_arm(struct ws_record *rec, const struct ws_wait_shape *shape)
 	atomic_store_explicit(&rec->state, WS_WAIT_PENDING, memory_order_release);
 }
 
-void ws_wait_arm_steps(struct ws_record *rec, const struct ws_wait_shape *shape)
-{
-	atomic_store_explicit(&rec->queueing, 1, memory_order_relaxed);
-	ws_wait_arm(rec, shape);
-}
-
-void ws_wait_steps_done(struct ws_record *rec)
-{
-	atomic_store_explicit(&rec->queueing, 0, memory_order_release);
-}
-
 bool ws_wait_deliver(struct ws_record *rec, uint32_t state)
 {
 	uint32_t pending = WS_WAIT_PENDING;
@@ -71,7 +60,6 @@ uint32_t ws_wait_give_up(struct ws_record *rec)
 
 void ws_wait_clear(struct ws_record *rec)
 {
-	atomic_store_explicit(&rec->queueing, 0, memory_order_relaxed);
 	if (atomic_load_explicit(&rec->state, memory_order_relaxed) != WS_WAIT_IDLE)
 		atomic_store_explicit(&rec->state, WS_WAIT_IDLE, memory_order_release);
 }

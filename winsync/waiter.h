@@ -40,13 +40,6 @@ static inline uint32_t ws_wait_state(const struct ws_record *rec)
 }
 
 void ws_wait_arm(struct ws_record *rec, const struct ws_wait_shape *shape);
-/*
- * The same for a wait_any that then queues on its objects one section at a
- * time: until ws_wait_steps_done, some entries are not queued yet (the
- * consistency check knows by `queueing`).
- */
-void ws_wait_arm_steps(struct ws_record *rec, const struct ws_wait_shape *shape);
-void ws_wait_steps_done(struct ws_record *rec);
 bool ws_wait_deliver(struct ws_record *rec, uint32_t state);
 uint32_t ws_wait_give_up(struct ws_record *rec);
 void ws_wait_clear(struct ws_record *rec);

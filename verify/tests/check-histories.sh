@@ -18,7 +18,7 @@ for h in "$dir"/*.history "$dir"/*.counterexample; do
     *) want=1 ;;
   esac
   status=0
-  "$tool" check "$h" --quiet --time-limit 120 >/dev/null 2>&1 || status=$?
+  "$tool" check "$h" --quiet --no-shrink --time-limit 120 >/dev/null 2>&1 || status=$?
   if [[ $status -ne $want ]]; then
     echo "FAIL  $(basename "$h"): exit status $status, expected $want"
     failed=1
