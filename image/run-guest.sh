@@ -17,6 +17,10 @@
 #   --kernel FILE   bzImage to boot (default: the patched build of
 #                   kernel/build.sh, which must have run)
 #   --unpatched     boot the --unpatched build of kernel/build.sh instead
+#   --debug         boot the --debug build (KASAN, lockdep, UBSAN, fail_futex):
+#                   SMAP on, every console message kept, an oops does not
+#                   panic, and the time limit is 4 times longer
+#   --no-smap       hide SMAP from the guest CPU (the default without --debug)
 #   --kvm           use KVM (on some hosts QEMU aborts with "failed to set MSR
 #                   0x10a" or hangs at boot with it: leave it off there)
 #   --env NAME[=VALUE]  pass one more environment variable (repeatable)
@@ -27,12 +31,19 @@
 #   --append ARGS   more kernel command line (e.g. print-fatal-signals=1)
 #   -v, --verbose   print the qemu command line and the boot time
 #
+# WINSYNC_GUEST_CONSOLE=FILE keeps a copy of the kernel console there.
+#
 # Passed from the environment: PATH HOME USER LANG LC_ALL TZ TERM, and every
 # WINSYNC_*, WINE*, FUTEX2_*, CTEST_* and KSFT_* variable.
 #
-# Exit status: the command's; 124 when the guest did not finish in time;
-# 125 when it panicked or stopped without reporting a status; 126 for a
-# usage or setup error.
+# The kernel log is checked after every run: a line with BUG:, WARNING:,
+# KASAN:, UBSAN:, Oops, a lockdep report (lockdep is turned off after
+# one), a hung task or an RCU stall is printed and fails the run.
+#
+# Exit status: the command's; 122 when the command succeeded but the kernel
+# reported one of the problems above; 124 when the guest did not finish in
+# time; 125 when it panicked or stopped without reporting a status; 126 for
+# a usage or setup error.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,6 +53,8 @@ mem=2048
 timeout_s=900
 kernel=""
 variant=patched
+smap=0
+timeout_set=0
 kvm=0
 console=0
 verbose=0
@@ -55,9 +68,11 @@ die() { echo "run-guest.sh: $*" >&2; exit 126; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mem) mem=$2; shift 2 ;;
-	--timeout) timeout_s=$2; shift 2 ;;
+	--timeout) timeout_s=$2; timeout_set=1; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--unpatched) variant=unpatched; shift ;;
+	--debug) variant=debug; smap=1; shift ;;
+	--no-smap) smap=0; nosmap=1; shift ;;
 	--kvm) kvm=1; shift ;;
 	--env) extra_env+=("$2"); shift 2 ;;
 	--keep) keep_dirs+=("$(cd "$2" && pwd)") || die "no directory $2"; shift 2 ;;
@@ -73,10 +88,12 @@ done
 case "$mem" in '' | *[!0-9]*) die "--mem takes megabytes" ;; esac
 [ "$mem" -ge 256 ] || die "--mem must be at least 256"
 
-kdir=$("$repo/kernel/build.sh" --print-dir $([ "$variant" = unpatched ] && echo --unpatched))
+[ "${nosmap:-0}" = 1 ] && smap=0
+[ "$variant" = debug ] && [ "$timeout_set" = 0 ] && timeout_s=$((timeout_s * 4))
+kdir=$("$repo/kernel/build.sh" --print-dir "--$variant")
 cache=$(dirname "$(dirname "$kdir")")
 [ -n "$kernel" ] || kernel=$kdir/bzImage
-[ -f "$kernel" ] || die "no kernel at $kernel: run kernel/build.sh$([ "$variant" = unpatched ] && echo ' --unpatched') first"
+[ -f "$kernel" ] || die "no kernel at $kernel: run kernel/build.sh --$variant first"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
 busybox=$(command -v busybox || true)
 [ -x "$busybox" ] || die "busybox missing (apt-get install busybox-static)"
@@ -151,9 +168,17 @@ half=$((mem / 2))
 if [ "$kvm" = 1 ]; then
 	accel=(-accel kvm -cpu host)
 else
-	accel=(-accel tcg,thread=multi -cpu max,-smap)
+	# SMAP off by default: under TCG it breaks Wine (shared/FACTS.md).
+	accel=(-accel tcg,thread=multi -cpu "max$([ "$smap" = 1 ] || echo ,-smap)")
 fi
-append="console=ttyS0 loglevel=4 panic=-1 oops=panic rdinit=/init winsync.job=$jobdir/job.sh"
+if [ "$variant" = debug ]; then
+	# Every message on the console (WARN and lockdep print at KERN_WARNING),
+	# no panic on an oops or a warning: the log is checked after the run.
+	append="console=ttyS0 loglevel=8 panic=-1 panic_on_warn=0 rdinit=/init"
+else
+	append="console=ttyS0 loglevel=4 panic=-1 oops=panic rdinit=/init"
+fi
+append="$append winsync.job=$jobdir/job.sh"
 [ -n "$keep" ] && append="$append winsync.keep=$keep"
 append="$append$more_append"
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
@@ -190,7 +215,22 @@ show_console() {
 [ "$verbose" = 1 ] && echo "run-guest.sh: guest ran $(echo "$t1 - $t0" | bc) s" >&2
 [ "$console" = 1 ] && cat "$jobdir/console.log" >&2
 
+# Kernel reports: printed, and they fail the run.
+splat_re='BUG:|WARNING:|KASAN:|UBSAN:|Oops|kernel BUG at|general protection fault|lockdep is turned off|possible circular locking|INFO: task .* blocked for more than|rcu: INFO:|self-detected stall|Kernel panic'
+splats=$(grep -aE "$splat_re" "$jobdir/console.log" | head -n 50)
+if [ -n "$splats" ]; then
+	echo "run-guest.sh: the guest kernel reported problems:" >&2
+	echo "$splats" | sed 's/^/    /' >&2
+	echo "---- the first report in full ----" >&2
+	grep -anE "$splat_re" "$jobdir/console.log" | head -1 | cut -d: -f1 |
+		while read -r n; do sed -n "$((n > 5 ? n - 5 : 1)),$((n + 60))p" "$jobdir/console.log"; done >&2
+fi
+if [ -n "${WINSYNC_GUEST_CONSOLE:-}" ]; then
+	cp "$jobdir/console.log" "$WINSYNC_GUEST_CONSOLE"
+fi
+
 if [ -n "$status" ]; then
+	[ "$status" = 0 ] && [ -n "$splats" ] && exit 122
 	exit "$status"
 fi
 if [ "$qrc" = 137 ] || [ "$qrc" = 124 ]; then
