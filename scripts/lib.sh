@@ -25,7 +25,8 @@
 # package (the Debian packages: dpkg-buildpackage, debhelper, lintian),
 # i386 (32-bit programs: gcc -m32, Check for i386, the i686 mingw-w64 compiler
 # for the 32-bit winsync.dll and Wine's 32-bit side to run it; ws_install adds
-# dpkg's i386 architecture first when a group names an :i386 package).
+# dpkg's i386 architecture first when a group names an :i386 package),
+# fuzz (trinity, for kernel/run-debug.sh --long).
 
 ws_cache_dir() {
 	if [[ -n "${WINSYNC_CACHE:-}" ]]; then
@@ -58,6 +59,7 @@ declare -gA WS_PACKAGE_GROUPS=(
 	[docs]="groff-base"
 	[package]="dpkg-dev debhelper lintian fakeroot file"
 	[i386]="gcc-multilib check:i386 libsubunit-dev:i386 gcc-mingw-w64-i686 wine32:i386"
+	[fuzz]="trinity"
 )
 
 ws_packages() {
