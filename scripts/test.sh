@@ -6,12 +6,15 @@
 # AddressSanitizer+UBSan and under ThreadSanitizer, and as 32-bit programs
 # (the native32 preset, CTest label i386).
 #
-#   scripts/test.sh [--long]
+#   scripts/test.sh [--long] [--debug-kernel]
 #
 # --long adds the long run of the random tester (tests/random/long-run.sh)
 # on the default build and on the ASan+UBSan build, WINSYNC_RANDOM_MINUTES
 # (default 15) each, and the 32-bit suite in the QEMU guest on both futex
 # backends (about 7 minutes each under TCG); CI does not pass it.
+# --debug-kernel adds the bounded run on the debug kernel (CTest label
+# guest-debug, kernel/run-debug.sh: it builds the debug kernel); CI does not
+# pass it either (kernel/README.md has its times).
 set -euo pipefail
 # --help: the comment above, and nothing done.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
@@ -20,11 +23,14 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 long=false
-case "${1:-}" in
---long) long=true ;;
-"") ;;
-*) echo "usage: scripts/test.sh [--long]" >&2; exit 2 ;;
-esac
+debug_kernel=false
+for arg in "$@"; do
+  case "$arg" in
+  --long) long=true ;;
+  --debug-kernel) debug_kernel=true ;;
+  *) echo "usage: scripts/test.sh [--long] [--debug-kernel]" >&2; exit 2 ;;
+  esac
+done
 random_minutes=${WINSYNC_RANDOM_MINUTES:-15}
 
 scripts/deps.sh core wine kernel docs package wine-build i386
@@ -41,7 +47,8 @@ long_random() {
 }
 
 step "default build"
-cmake --preset default
+# OFF said explicitly: a --debug-kernel run leaves ON in the CMake cache.
+cmake --preset default -DWINSYNC_GUEST_DEBUG_TESTS=OFF
 cmake --build --preset default -j "$jobs"
 # Built here, not only in CTest's wine-build, so that its progress shows.
 step "Wine with the winsync backend (wine/build.sh, cached)"
@@ -49,6 +56,13 @@ wine/build.sh
 step "default tests: native, wine, guest (with the kernel build), package, docs"
 ctest --preset default
 long_random default
+
+if $debug_kernel; then
+  step "debug kernel: bounded checks in the guest (label guest-debug)"
+  cmake --preset default -DWINSYNC_GUEST_DEBUG_TESTS=ON
+  ctest --preset default -L guest-debug --output-on-failure
+  cmake --preset default -DWINSYNC_GUEST_DEBUG_TESTS=OFF >/dev/null
+fi
 
 for preset in asan tsan; do
   step "$preset build"
