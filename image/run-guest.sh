@@ -14,6 +14,9 @@
 #
 # Options:
 #   --mem MB        guest memory, split over the 2 nodes (default 2048)
+#   --cpus 1|2      vCPUs (default 2, one per node; with 1, node 1 has memory
+#                   only: a starved host makes two TCG vCPUs spin on each
+#                   other's locks, slowest on the debug kernel)
 #   --timeout SEC   hard limit for the whole run (default 900); exit 124
 #   --kernel FILE   bzImage to boot (default: the patched build of
 #                   kernel/build.sh, which must have run)
@@ -51,6 +54,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
 mem=2048
+cpus=2
 timeout_s=900
 kernel=""
 variant=patched
@@ -69,6 +73,7 @@ die() { echo "run-guest.sh: $*" >&2; exit 126; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--mem) mem=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
 	--timeout) timeout_s=$2; timeout_set=1; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--unpatched) variant=unpatched; shift ;;
@@ -88,6 +93,7 @@ done
 [ $# -gt 0 ] || die "no command given: run-guest.sh [options] -- COMMAND..."
 case "$mem" in '' | *[!0-9]*) die "--mem takes megabytes" ;; esac
 [ "$mem" -ge 256 ] || die "--mem must be at least 256"
+case "$cpus" in 1 | 2) ;; *) die "--cpus takes 1 or 2" ;; esac
 
 [ "${nosmap:-0}" = 1 ] && smap=0
 [ "$variant" = debug ] && [ "$timeout_set" = 0 ] && timeout_s=$((timeout_s * 4))
@@ -175,7 +181,10 @@ fi
 if [ "$variant" = debug ]; then
 	# Every message on the console (WARN and lockdep print at KERN_WARNING),
 	# no panic on an oops or a warning: the log is checked after the run.
+	# The longest lockup and stall thresholds: under TCG on a busy host a
+	# vCPU can go unscheduled for tens of seconds, which is no kernel bug.
 	append="console=ttyS0 loglevel=8 panic=-1 panic_on_warn=0 rdinit=/init"
+	append="$append watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300"
 else
 	append="console=ttyS0 loglevel=4 panic=-1 oops=panic rdinit=/init"
 fi
@@ -183,9 +192,10 @@ append="$append winsync.job=$jobdir/job.sh"
 [ -n "$keep" ] && append="$append winsync.keep=$keep"
 append="$append$more_append"
 qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
-	"${accel[@]}" -smp 2,sockets=2,cores=1,threads=1 -m "${mem}M"
+	"${accel[@]}" -smp "$cpus,sockets=$cpus,cores=1,threads=1" -m "${mem}M"
 	-object "memory-backend-ram,id=m0,size=${half}M" -numa "node,nodeid=0,cpus=0,memdev=m0"
-	-object "memory-backend-ram,id=m1,size=$((mem - half))M" -numa "node,nodeid=1,cpus=1,memdev=m1"
+	-object "memory-backend-ram,id=m1,size=$((mem - half))M"
+	-numa "node,nodeid=1,$([ "$cpus" = 2 ] && echo cpus=1,)memdev=m1"
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-chardev "file,id=con,path=$jobdir/console.log" -serial chardev:con
