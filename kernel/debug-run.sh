@@ -11,7 +11,8 @@
 #                       once with faults (they must finish, their results
 #                       are counted, not judged)
 #   --fuzz SECONDS      futex_fuzz (kernel/fuzz/), 64 and 32-bit side by side
-#   --trinity SECONDS   Debian's trinity, the futex family only, as nobody
+#   --trinity SECONDS   Debian's trinity, the futex family only, as nobody,
+#                       beside the fuzzer
 #   --seed N            seed of the fuzzers (default 1)
 #
 # Each part prints its figures; the last line is "debug-run: N passed,
@@ -59,6 +60,24 @@ none) ;;
 *) echo "debug-run.sh: --selftests 64|32|both|none" >&2; exit 2 ;;
 esac
 
+# --- trinity ------------------------------------------------------------------
+# Runs in the background beside the fuzzer; its verdict is written to a file.
+trinity_run() {
+	local d t0 rc calls
+	d=$(mktemp -d /tmp/trinity.XXXXXX)
+	chmod 777 "$d"
+	t0=$(now)
+	(cd "$d" && timeout -s INT -k 60 "$trinity" trinity -q -X --stats -l off -C 4 -s "$seed" \
+		-c futex -c futex_waitv -c set_robust_list -c get_robust_list) >"$d/out" 2>&1
+	rc=$?
+	grep -vE '^\s*$' "$d/out" | tail -40 | sed 's/^/[trinity] /'
+	calls=$(grep -oE '[0-9]+ iterations' "$d/out" | tail -1)
+	# SIGINT (124 from timeout) ends it after its time: expected
+	if [ "$rc" = 124 ] || [ "$rc" = 0 ] || [ "$rc" = 130 ]; then rc=0; fi
+	grep -qi 'tainted' "$d/out" && rc=1
+	echo "$rc ${calls:-? iterations} in $(($(now) - t0)) s" >/tmp/trinity.verdict
+}
+
 # --- fuzzer -------------------------------------------------------------------
 # Runs futex_fuzz$1 for $2 s; prints its summary; returns its status.
 fuzz_run() {
@@ -71,6 +90,15 @@ fuzz_run() {
 	[ "$rc" = 124 ] && echo "[$tag $bits-bit] futex_fuzz did not finish in time: a hang"
 	return "$rc"
 }
+# The fuzzer (64 and 32-bit) and trinity run side by side.
+ptr=""
+if [ "$trinity" -gt 0 ]; then
+	if ! command -v trinity >/dev/null; then
+		result trinity 1 "trinity is not installed (scripts/deps.sh fuzz)"
+	else
+		trinity_run & ptr=$!
+	fi
+fi
 if [ "$fuzz" -gt 0 ]; then
 	fuzz_run 64 "$fuzz" fuzz & p64=$!
 	fuzz_run 32 "$fuzz" fuzz & p32=$!
@@ -78,6 +106,11 @@ if [ "$fuzz" -gt 0 ]; then
 	wait "$p32"; r32=$?
 	result fuzz-64 "$r64" "$(grep -h 'unexpected results' /tmp/fuzz-fuzz-64.out | tail -1)"
 	result fuzz-32 "$r32" "$(grep -h 'unexpected results' /tmp/fuzz-fuzz-32.out | tail -1)"
+fi
+if [ -n "$ptr" ]; then
+	wait "$ptr"
+	read -r rc rest </tmp/trinity.verdict
+	result trinity "$rc" "$rest"
 fi
 
 # --- fault injection ----------------------------------------------------------
@@ -120,26 +153,6 @@ if [ "$fault" -gt 0 ]; then
 		# 124: timeout, a hang. Test failures are expected.
 		[ "$rc" = 124 ] && rc=1 || rc=0
 		result fault-selftests "$rc" "$injected faults injected in $(($(now) - t0)) s; $(echo "$out" | tail -1)"
-	fi
-fi
-
-# --- trinity ------------------------------------------------------------------
-if [ "$trinity" -gt 0 ]; then
-	if ! command -v trinity >/dev/null; then
-		result trinity 1 "trinity is not installed (scripts/deps.sh fuzz)"
-	else
-		d=$(mktemp -d /tmp/trinity.XXXXXX)
-		chmod 777 "$d"
-		t0=$(now)
-		(cd "$d" && timeout -s INT -k 60 "$trinity" trinity -q -X --stats -l off -C 4 -s "$seed" \
-			-c futex -c futex_waitv -c set_robust_list -c get_robust_list) >"$d/out" 2>&1
-		rc=$?
-		grep -vE '^\s*$' "$d/out" | tail -40 | sed 's/^/[trinity] /'
-		calls=$(grep -oE '[0-9]+ iterations' "$d/out" | tail -1)
-		# SIGINT (124 from timeout) ends it after its time: expected
-		if [ "$rc" = 124 ] || [ "$rc" = 0 ] || [ "$rc" = 130 ]; then rc=0; fi
-		grep -qi 'kernel became tainted\|tainted' "$d/out" && rc=1
-		result trinity "$rc" "${calls:-? iterations} in $(($(now) - t0)) s"
 	fi
 fi
 

@@ -6,8 +6,8 @@
 #                                  selftests 64-bit, 60 s of futex_fuzz,
 #                                  60 s of fail_futex per setting
 #   kernel/run-debug.sh --long     the long run: selftests 64 and 32-bit,
-#                                  futex_fuzz, fail_futex and trinity for
-#                                  600 s each (about an hour in all)
+#                                  futex_fuzz and trinity side by side for
+#                                  600 s, fail_futex 180 s per setting
 #   kernel/run-debug.sh -- ARGS    kernel/debug-run.sh with these ARGS
 #
 # Builds (or reuses) the debug kernel first. The guest run fails on any
@@ -20,7 +20,7 @@ args=(--selftests 64 --fuzz 60 --fault 60)
 timeout_s=3600
 case "${1:-}" in
 --long)
-	args=(--selftests both --fuzz 600 --fault 600 --trinity 600)
+	args=(--selftests both --fuzz 600 --trinity 600 --fault 180)
 	timeout_s=10800
 	shift
 	;;
