@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The checks of the debug kernel (kernel/build.sh --debug), run inside the
 # guest by kernel/run-debug.sh:
 #
@@ -19,6 +20,8 @@
 # N failed". Kernel reports (KASAN, lockdep, ...) are judged by
 # image/run-guest.sh from the console after the run.
 set -u
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 selftests=both fault=0 fuzz=0 trinity=0 seed=1
 while [ $# -gt 0 ]; do

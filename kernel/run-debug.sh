@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The series on the debug kernel (kernel/build.sh --debug: KASAN, lockdep,
 # UBSAN, DEBUG_LIST, DEBUG_OBJECTS, fail_futex; SMAP on) in the QEMU guest.
 #
@@ -15,6 +16,8 @@
 # <cache>/kernel/debug-console.log. Needs `scripts/deps.sh kernel`, and
 # `scripts/deps.sh fuzz` for trinity.
 set -euo pipefail
+# --help: the comment above, and nothing done.
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 args=(--selftests 64 --fuzz 60 --fault 60)
 timeout_s=3600
@@ -31,7 +34,7 @@ case "${1:-}" in
 	;;
 "") ;;
 *)
-	sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+	sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0" >&2
 	exit 2
 	;;
 esac
