@@ -37,7 +37,7 @@ struct pair {
 	ws_handle ping, pong;
 	_Atomic uint32_t word[2]; /* FUTEX: whose turn it is */
 	_Atomic int *stop;
-	uint64_t rounds;
+	_Atomic uint64_t rounds; /* read while the pair runs */
 	int failed;
 };
 
@@ -92,7 +92,7 @@ static void run_side(struct pair *p, bool first)
 				futex_give(&p->word[0]);
 				if (!futex_take(p, &p->word[1]))
 					return;
-				p->rounds++;
+				atomic_fetch_add_explicit(&p->rounds, 1, memory_order_relaxed);
 			} else {
 				if (!futex_take(p, &p->word[0]))
 					return;
@@ -107,7 +107,7 @@ static void run_side(struct pair *p, bool first)
 			if (!rc)
 				rc = ws_wait_one(p, p->pong);
 			if (!rc)
-				p->rounds++;
+				atomic_fetch_add_explicit(&p->rounds, 1, memory_order_relaxed);
 		} else {
 			rc = ws_wait_one(p, p->ping);
 			if (!rc)
@@ -166,7 +166,7 @@ static double measure(ws_arena *shared, enum kind kind, int n, double seconds)
 	t0 = now_ns();
 	usleep((useconds_t)(seconds * 1e6));
 	for (int i = 0; i < n; i++)
-		rounds += pairs[i].rounds; /* a racy read: the count so far */
+		rounds += atomic_load_explicit(&pairs[i].rounds, memory_order_relaxed);
 	t0 = now_ns() - t0;
 	atomic_store(&stop, 1);
 	for (int i = 0; i < 2 * n; i++)
