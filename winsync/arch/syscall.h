@@ -2,8 +2,9 @@
 /*
  * Raw Linux system calls for the architecture being built: the one place
  * that chooses.  Each arch/<arch>/syscall.h defines the WS_NR_* numbers and
- * ws_syscall1..6, which take and return `long long` (the Windows x64 ABI's
- * `long` is 32 bits) and give Linux errno values as negative results.
+ * ws_syscall6; ws_syscall1..5 below call it.  They take and return `long
+ * long` (the Windows x64 ABI's `long` is 32 bits) and give Linux errno
+ * values as negative results.
  */
 #ifndef WINSYNC_ARCH_SYSCALL_H
 #define WINSYNC_ARCH_SYSCALL_H
@@ -41,5 +42,33 @@ static inline long long ws_syscall_result(long long ret)
 #else
 #error "winsync: no system call layer for this architecture (winsync/arch/)"
 #endif
+
+/* Fewer arguments: the arch's six-argument call with the rest zero. */
+static inline long long ws_syscall5(long long nr, long long a1, long long a2,
+				    long long a3, long long a4, long long a5)
+{
+	return ws_syscall6(nr, a1, a2, a3, a4, a5, 0);
+}
+
+static inline long long ws_syscall4(long long nr, long long a1, long long a2,
+				    long long a3, long long a4)
+{
+	return ws_syscall6(nr, a1, a2, a3, a4, 0, 0);
+}
+
+static inline long long ws_syscall3(long long nr, long long a1, long long a2, long long a3)
+{
+	return ws_syscall6(nr, a1, a2, a3, 0, 0, 0);
+}
+
+static inline long long ws_syscall2(long long nr, long long a1, long long a2)
+{
+	return ws_syscall6(nr, a1, a2, 0, 0, 0, 0);
+}
+
+static inline long long ws_syscall1(long long nr, long long a1)
+{
+	return ws_syscall6(nr, a1, 0, 0, 0, 0, 0);
+}
 
 #endif

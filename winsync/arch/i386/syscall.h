@@ -93,31 +93,4 @@ static inline long long ws_syscall6(long long nr, long long a1, long long a2,
 	return ws_i386_result(ret);
 }
 
-static inline long long ws_syscall5(long long nr, long long a1, long long a2,
-				    long long a3, long long a4, long long a5)
-{
-	return ws_syscall6(nr, a1, a2, a3, a4, a5, 0);
-}
-
-static inline long long ws_syscall4(long long nr, long long a1, long long a2,
-				    long long a3, long long a4)
-{
-	return ws_syscall6(nr, a1, a2, a3, a4, 0, 0);
-}
-
-static inline long long ws_syscall3(long long nr, long long a1, long long a2, long long a3)
-{
-	return ws_syscall6(nr, a1, a2, a3, 0, 0, 0);
-}
-
-static inline long long ws_syscall2(long long nr, long long a1, long long a2)
-{
-	return ws_syscall6(nr, a1, a2, 0, 0, 0, 0);
-}
-
-static inline long long ws_syscall1(long long nr, long long a1)
-{
-	return ws_syscall6(nr, a1, 0, 0, 0, 0, 0);
-}
-
 #endif
