@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the group files of winsync-bench share with its driver (bench.c):
+ * the arena, the options, the row and group tables and the checks.  Each
+ * group file (uncontended.c, pingpong.c, waitany.c, herd.c) defines one
+ * `struct group`; the driver sets them up, runs and prints them in order.
+ */
+#ifndef WINSYNC_BENCH_H
+#define WINSYNC_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <winsync.h>
+
+#include "bench_util.h"
+
+#define MAX_RUNS 99
+
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Set up once by the driver before any group runs. */
+struct bench_env {
+	ws_arena *arena;
+	uint32_t owner;          /* the main thread's id */
+	int cpu_a, cpu_b;        /* --pin: CPUs for ping-pong threads A and B, or -1 */
+};
+extern struct bench_env ctx;
+
+/* CLOCK_MONOTONIC 0: a deadline always in the past (a poll). */
+extern const struct timespec bench_past;
+
+struct row {
+	const char *who;         /* "winsync", "pthread", ... */
+	const char *what;
+	double base_iters;       /* at scale 1: a run of ~50-200 ms on a recent x86 */
+	bool (*run)(uint64_t n, uint64_t *ns);
+	uint64_t iters;
+	double ns_per_op[MAX_RUNS];
+	int done;
+	bool failed;
+	struct bench_stats st;
+};
+
+struct group {
+	const char *title;
+	const char *op;          /* what one operation is */
+	struct row *rows;        /* rows[0] is winsync, the others the references */
+	size_t nrows;
+	const char *noisy_hint;  /* printed when some row's runs spread over NOISY_SPREAD */
+	int (*setup)(void);      /* creates the group's objects; 0 or -1 (reported) */
+	void (*teardown)(void);  /* closes them; failures counted */
+	void (*footer)(void);    /* a line after the table, or NULL */
+};
+
+extern struct group group_uncontended, group_pingpong, group_waitany, group_herd;
+
+/* ---- checks (check.c) ---- */
+
+/* The row being run, for messages and the watchdog. */
+extern const char *volatile current_row;
+
+/* Failed checks so far: any makes the exit status 1. */
+extern int failures;
+
+/* Counts a failure and prints it. */
+void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Failed checks inside a timed loop: counted, and the first one described.
+ * A struct per thread; merged into `failures` by check_report.
+ */
+struct check {
+	uint64_t bad;
+	char first[200];
+};
+
+void check_fail(struct check *c, const char *fmt, ...)
+	__attribute__((noinline, cold, format(printf, 2, 3)));
+bool check_report(const struct check *c, const char *row);
+
+/* Reads an auto-reset event of the arena; false (counted) if that fails. */
+bool ws_event_is_signaled(ws_handle h, bool *signaled);
+
+/* Pins the calling thread to `cpu`; nothing for -1. */
+void pin_self(int cpu);
+
+/* Creates n unsignaled auto-reset events; 0, or -1 with a message. */
+int create_events(ws_handle *h, int n);
+
+/* Checks that a poll of `count` unsignaled events times out and takes nothing. */
+void expect_poll_timeout(const ws_handle *h, uint32_t count, const char *what);
+
+/* Closes `h` if it was created, counting a failure. */
+void close_handle(ws_handle h);
+
+#endif /* WINSYNC_BENCH_H */
