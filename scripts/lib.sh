@@ -52,7 +52,7 @@ ws_as_root() {
 }
 
 declare -gA WS_PACKAGE_GROUPS=(
-	[core]="build-essential cmake pkg-config check strace"
+	[core]="build-essential cmake pkg-config check strace python3"
 	[wine]="wine wine64 gcc-mingw-w64-x86-64"
 	[kernel]="linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils gcc-multilib busybox-static qemu-system-x86 git make python3 perl"
 	[wine-build]="dpkg-dev autoconf bison flex gcc-mingw-w64-x86-64 libxml-libxml-perl unicode-data khronos-api libvulkan-dev git xz-utils"

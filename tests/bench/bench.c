@@ -24,7 +24,7 @@
  * status non-zero.  Nothing about the timings is ever asserted.
  *
  *   winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only 1,2,3]
- *                 [--idle-seconds S]
+ *                 [--idle-seconds S] [--pairs N] [--json]
  *
  * WINSYNC_BENCH_SCALE=F in the environment multiplies every iteration count
  * by F as well (e.g. 0.05 under QEMU TCG); --scale overrides it.
@@ -40,6 +40,7 @@
 #include "bench.h"
 #include "idle.h"
 #include "contended.h"
+#include "json.h"
 
 #include <winsync.h>
 
@@ -66,6 +67,7 @@ static struct {
 	double scale;
 	bool quick;
 	bool pin;
+	bool json;               /* rows as JSON on stdout, the table on stderr */
 	unsigned only;           /* bit i: run group i + 1; 0: all */
 	double idle_seconds;     /* (5): how long the threads stay parked */
 	int pairs;               /* (6): up to this many pairs */
@@ -190,6 +192,32 @@ static void print_group(const struct group *gr)
 		       gr->noisy_hint ? gr->noisy_hint : "the machine is busy or noisy");
 }
 
+/* The group's rows as JSON rows: the figures of the table, ratio as ws/ref. */
+static void json_group(int number, const struct group *gr)
+{
+	const struct row *subject = &gr->rows[0];
+
+	for (size_t i = 0; i < gr->nrows; i++) {
+		const struct row *r = &gr->rows[i];
+
+		json_row_begin(number, r->who, r->what);
+		json_str("title", gr->title);
+		json_str("unit", "ns/op");
+		json_num("iters", (double)r->iters);
+		json_bool("failed", r->failed);
+		if (!r->failed) {
+			json_num("runs", r->done);
+			json_num("median", r->st.median);
+			json_num("min", r->st.min);
+			json_num("max", r->st.max);
+			json_num("ops_per_s", 1e9 / r->st.median);
+			if (i > 0 && !subject->failed)
+				json_num("ws_over_ref", subject->st.median / r->st.median);
+		}
+		json_row_end();
+	}
+}
+
 /* ---- set-up ------------------------------------------------------------- */
 
 /* Every group's objects, in the order of the groups (the arena's slots as before). */
@@ -212,7 +240,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only LIST]\n"
-		"                     [--idle-seconds S] [--pairs N]\n"
+		"                     [--idle-seconds S] [--pairs N] [--json]\n"
 		"  --quick     smoke run: iterations / %.0f, %d runs (checks results, as always)\n"
 		"  --runs N    runs per row, median reported (default %d, at most %d)\n"
 		"  --scale F   multiply iteration counts by F (default: $WINSYNC_BENCH_SCALE or 1)\n"
@@ -221,6 +249,7 @@ static void usage(FILE *f)
 		"              3 wait_any 64 vs 1, 4 the herd, 5 parked threads, 6 pairs)\n"
 		"  --idle-seconds S  how long (5) keeps its threads parked (default 10; --quick 1)\n"
 		"  --pairs N   (6) measures 1, 2, 4, ... up to N independent pairs (default 8)\n"
+		"  --json      the rows as one JSON document on stdout (the table goes to stderr)\n"
 		"environment: WINSYNC_BENCH_SCALE=F, WINSYNC_BACKEND=waitv|multiple\n",
 		QUICK_DIVISOR, QUICK_RUNS, DEFAULT_RUNS, MAX_RUNS);
 }
@@ -277,6 +306,8 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--quick")) {
 			opt.quick = true;
+		} else if (!strcmp(a, "--json")) {
+			opt.json = true;
 		} else if (!strcmp(a, "--pin")) {
 			opt.pin = true;
 		} else if (!strcmp(a, "--runs") && i + 1 < argc) {
@@ -332,6 +363,17 @@ int main(int argc, char **argv)
 	if (opt.quick && !idle_given)
 		opt.idle_seconds = IDLE_QUICK_SECONDS;
 
+	if (opt.json) {
+		/* JSON on the original stdout; the table goes on to stderr for a human. */
+		int fd = dup(STDOUT_FILENO);
+		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+		if (!f || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "winsync-bench: --json: %s\n", strerror(errno));
+			return 2;
+		}
+		json_start(f);
+	}
 	signal(SIGALRM, watchdog);
 	rc = go_multithreaded();
 	if (rc != 0) {
@@ -374,6 +416,17 @@ int main(int argc, char **argv)
 	       opt.quick ? " (--quick)" : "",
 	       ctx.cpu_a >= 0 ? "ping-pong pinned" : "no pinning");
 	fflush(stdout);
+	json_str("cpu", m.cpu);
+	json_num("cpus_online", (double)m.cpus_online);
+	json_num("cpus_allowed", m.cpus_allowed);
+	json_bool("virtual_machine", m.hypervisor);
+	json_str("kernel", m.release);
+	json_str("arch", m.machine);
+	json_str("futex_backend", ws_futex_backend());
+	json_num("runs", opt.runs);
+	json_num("scale", opt.scale);
+	json_bool("quick", opt.quick);
+	json_bool("pinned", ctx.cpu_a >= 0);
 
 	printf("  %-*s %10s %9s %9s %9s %11s %8s\n", LABEL_W, "", "iters", "ns/op", "min", "max",
 	       "ops/s", "ws/ref");
@@ -383,6 +436,7 @@ int main(int argc, char **argv)
 			continue;
 		measure_group(groups[i]);
 		print_group(groups[i]);
+		json_group((int)i + 1, groups[i]);
 		if (groups[i]->footer)
 			groups[i]->footer();
 		fflush(stdout);
@@ -405,6 +459,7 @@ int main(int argc, char **argv)
 	}
 
 	teardown();
+	json_finish(failures);
 	if (failures) {
 		fprintf(stderr, "winsync-bench: %d check(s) failed\n", failures);
 		return 1;

@@ -10,6 +10,7 @@
 #include "contended.h"
 
 #include <errno.h>
+#include <math.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "json.h"
 
 #define RUNS 3
 
@@ -244,6 +246,22 @@ int bench_contended(ws_arena *arena, int max_pairs, double seconds)
 	for (int c = 0; c < rows; c++)
 		printf(" %15.2fx",
 		       rate[ARENA_EACH][c] > 0 ? rate[ONE_ARENA][c] / rate[ARENA_EACH][c] : 0.0);
+	for (int k = 0; k < KINDS; k++)
+		for (int c = 0; c < rows; c++) {
+			json_row_begin(6, k == FUTEX ? "futex" : "winsync", kind_name[k]);
+			json_str("unit", "round trips/s");
+			json_num("pairs", counts[c]);
+			json_num("runs", RUNS);
+			json_num("seconds", seconds);
+			json_num("median", rate[k][c] > 0 ? rate[k][c] : NAN);
+			json_num("over_1_pair", rate[k][0] > 0 ? rate[k][c] / rate[k][0] : NAN);
+			if (k == ONE_ARENA) {
+				json_num("vs_futex", rate[FUTEX][c] > 0 ? rate[k][c] / rate[FUTEX][c] : NAN);
+				json_num("vs_arena_each", rate[ARENA_EACH][c] > 0 ?
+					 rate[k][c] / rate[ARENA_EACH][c] : NAN);
+			}
+			json_row_end();
+		}
 	printf("\n    (on 2 CPUs only the 1- and 2-pair columns mean much: run --pairs 8 or more on\n"
 	       "     a bigger machine; the goal is one arena within 0.9x of futex at every N)\n");
 	if (failures)

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #endif
 #include "bench.h"
+#include "json.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -170,11 +171,23 @@ static bool run_ref_herd(uint64_t n, uint64_t *ns)
 	return ok;
 }
 
+static struct row rows[] = {
+	{ .who = "winsync", .what = "32 waiters, 32 single sem releases", .base_iters = 3200, .run = run_ws_herd },
+	{ .who = "futex", .what = "the same, each release wakes all", .base_iters = 3200, .run = run_ref_herd },
+};
+
 static void footer(void)
 {
 	printf("    wake-ups per release (sleeps that ended, last run): winsync %.2f, "
 	       "broadcast %.2f (N waiters: 1 vs (N+1)/2 = %.1f)\n",
 	       herd_wakeups_per_op[0], herd_wakeups_per_op[1], (HERD + 1) / 2.0);
+	for (int k = 0; k < 2; k++) {
+		json_row_begin(4, rows[k].who, "wake-ups per release (sleeps that ended, last run)");
+		json_str("unit", "wake-ups/release");
+		json_num("value", herd_wakeups_per_op[k]);
+		json_num("waiters", HERD);
+		json_row_end();
+	}
 }
 
 static int setup(void)
@@ -192,11 +205,6 @@ static void teardown(void)
 {
 	close_handle(herd_sem);
 }
-
-static struct row rows[] = {
-	{ .who = "winsync", .what = "32 waiters, 32 single sem releases", .base_iters = 3200, .run = run_ws_herd },
-	{ .who = "futex", .what = "the same, each release wakes all", .base_iters = 3200, .run = run_ref_herd },
-};
 
 struct group group_herd = {
 	.title = "(4) the herd: one wake-up per hand-off", .op = "1 op = 1 release",

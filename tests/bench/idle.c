@@ -26,6 +26,7 @@
 #include <linux/futex.h>
 
 #include "bench_util.h"
+#include "json.h"
 
 #define MAX_THREADS 256
 #define OWNER_MAIN  1u        /* the owner id the main thread holds the mutex under */
@@ -249,6 +250,16 @@ int bench_idle(ws_arena *arena, double seconds, int threads, bool *missed)
 		       k != K_FUTEX && per > IDLE_TARGET ? "  ! above the target" : "");
 		if (k != K_FUTEX && per > IDLE_TARGET)
 			*missed = true;
+		/* who, then the label past its 9-character who column */
+		json_row_begin(5, k == K_FUTEX ? "futex" : "winsync", kind_name[k] + 9);
+		json_str("unit", "wake-ups/thread/s");
+		json_num("value", per);
+		json_num("threads", r->n);
+		json_num("seconds", seconds);
+		json_num("total", (double)total);
+		json_num("most_for_one", (double)most);
+		json_num("target", IDLE_TARGET);
+		json_row_end();
 	}
 	printf("    target: at most %.2f per thread per second (a wake-up a minute is 0.017)\n",
 	       IDLE_TARGET);

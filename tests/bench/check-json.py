@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""check-json.py BENCH: runs winsync-bench --json (quick) and checks the document.
+
+Parses standard output as JSON (nothing else may be there), and checks that
+every group gives its rows with the figures of the table: medians within
+their runs' range, ws_over_ref equal to the first row's median over the
+row's, the pairs and parked-thread rows, no failure; that the table went to
+standard error; and that --only limits the rows to its groups.
+"""
+import json
+import math
+import subprocess
+import sys
+
+if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+    print(__doc__.strip())
+    sys.exit(0)
+bench = sys.argv[1]
+errors = []
+
+
+def check(cond, what):
+    if not cond:
+        errors.append(what)
+
+
+def run(*args):
+    p = subprocess.run([bench, "--quick", "--json", *args], capture_output=True, text=True, timeout=280)
+    if p.returncode == 77:
+        print(p.stderr.strip())
+        sys.exit(77)
+    check(p.returncode == 0, f"{args}: exit status {p.returncode}: {p.stderr[-500:]}")
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        print(f"FAIL: {args}: stdout is not one JSON document: {e}\n{p.stdout[:1000]}")
+        sys.exit(1)
+    return doc, p.stderr
+
+
+doc, table = run("--idle-seconds", "0.2", "--pairs", "2")
+check(doc.get("tool") == "winsync-bench" and doc.get("format") == 1, "tool/format")
+check(doc.get("runs") == 3 and doc.get("quick") is True, f"runs/quick: {doc.get('runs')} {doc.get('quick')}")
+check(isinstance(doc.get("cpus_online"), int) and doc["cpus_online"] >= 1, "cpus_online")
+check(doc.get("futex_backend") in ("futex_waitv", "futex_wait_multiple"), f"futex_backend {doc.get('futex_backend')}")
+check(doc.get("failures") == 0, f"failures {doc.get('failures')}")
+check("(1) uncontended" in table and "(6) independent pairs" in table, "the table is not on stderr")
+rows = doc.get("rows", [])
+by_group = {}
+for r in rows:
+    by_group.setdefault(r["group"], []).append(r)
+check(sorted(by_group) == [1, 2, 3, 4, 5, 6], f"groups {sorted(by_group)}")
+
+# (1)-(4): the table's rows, as many as it prints, in its order.
+want = {1: 2, 2: 3, 3: 2, 4: 2}
+for g, n in want.items():
+    timed = [r for r in by_group.get(g, []) if r.get("unit") == "ns/op"]
+    check(len(timed) == n, f"group {g}: {len(timed)} ns/op rows, want {n}")
+    for i, r in enumerate(timed):
+        name = f"group {g} {r['who']} {r['what']}"
+        check(r["failed"] is False and r["runs"] == 3 and r["iters"] >= 1, f"{name}: failed/runs/iters")
+        check(0 < r["min"] <= r["median"] <= r["max"], f"{name}: min {r['min']} median {r['median']} max {r['max']}")
+        check(math.isclose(r["ops_per_s"], 1e9 / r["median"], rel_tol=1e-9), f"{name}: ops_per_s")
+        if i == 0:
+            check(r["who"] == "winsync" and "ws_over_ref" not in r, f"{name}: the subject row")
+        else:
+            check(math.isclose(r["ws_over_ref"], timed[0]["median"] / r["median"], rel_tol=1e-9),
+                  f"{name}: ws_over_ref {r.get('ws_over_ref')}")
+herd = [r for r in by_group.get(4, []) if r.get("unit") == "wake-ups/release"]
+check([r["who"] for r in herd] == ["winsync", "futex"], "group 4: wake-ups rows")
+check(all(r["value"] >= 0 and r["waiters"] == 32 for r in herd), "group 4: wake-ups values")
+
+# (5): six kinds, 20 threads each under --quick, none woken more than the target says.
+idle = by_group.get(5, [])
+check(len(idle) == 6 and all(r["unit"] == "wake-ups/thread/s" and r["threads"] == 20 for r in idle), "group 5 rows")
+check(all(r["value"] >= 0 and r["total"] >= r["most_for_one"] >= 0 for r in idle), "group 5 values")
+
+# (6): three kinds at 1 and 2 pairs; the ratios are those of the medians.
+pairs = by_group.get(6, [])
+check(sorted((r["what"], r["pairs"]) for r in pairs) ==
+      sorted((w, n) for w in {r["what"] for r in pairs} for n in (1, 2)) and len(pairs) == 6, "group 6 rows")
+for r in pairs:
+    one = next(x for x in pairs if x["what"] == r["what"] and x["pairs"] == 1)
+    check(r["median"] > 0 and math.isclose(r["over_1_pair"], r["median"] / one["median"], rel_tol=1e-9),
+          f"group 6 {r['what']} {r['pairs']}: over_1_pair")
+    if "vs_futex" in r:
+        fut = next(x for x in pairs if x["who"] == "futex" and x["pairs"] == r["pairs"])
+        check(math.isclose(r["vs_futex"], r["median"] / fut["median"], rel_tol=1e-9), "group 6 vs_futex")
+
+# --only: the rows of those groups and no others.
+doc, _ = run("--only", "3")
+check({r["group"] for r in doc.get("rows", [])} == {3} and len(doc["rows"]) == 2, "--only 3")
+
+for e in errors:
+    print("FAIL:", e)
+print(f"check-json: {len(rows)} rows read, {len(errors)} failed check(s)")
+sys.exit(1 if errors else 0)
