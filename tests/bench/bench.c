@@ -10,7 +10,9 @@
  *   (4) herd.c: 32 threads blocked on one semaphore, 32 single releases,
  *       against a futex semaphore that wakes every sleeper on each release;
  *   (5) idle.c: parked threads' wake-ups per second against FUTEX_WAIT;
- *   (6) contended.c: independent pairs in one arena, one arena each, futex.
+ *   (6) contended.c: independent pairs in one arena, one arena each, futex;
+ *   (7), (8) large.c: create + close, and set + wait, in an arena of the
+ *       maximum capacity holding 1M live events, against one holding 1k.
  *
  * This file is the driver: options, set-up, the runs and the table.
  * Every row is run `runs` times (7 by default, interleaved with the other
@@ -97,10 +99,20 @@ static void watchdog(int sig)
 
 #define NOISY_SPREAD 3.0
 
-/* In the order of their numbers: --only 1 is groups[0]. */
-static struct group *const groups[] = {
-	&group_uncontended, &group_pingpong, &group_waitany, &group_herd,
+/* The groups of the table, in its order; (5) and (6) print tables of their own. */
+static const struct {
+	int number;              /* as --only names it */
+	struct group *group;
+} groups[] = {
+	{ 1, &group_uncontended }, { 2, &group_pingpong }, { 3, &group_waitany }, { 4, &group_herd },
+	{ 7, &group_large_create }, { 8, &group_large_wait },
 };
+#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+static bool selected(int number)
+{
+	return !opt.only || (opt.only & (1u << (number - 1)));
+}
 
 #define LABEL_W 50
 
@@ -220,19 +232,19 @@ static void json_group(int number, const struct group *gr)
 
 /* ---- set-up ------------------------------------------------------------- */
 
-/* Every group's objects, in the order of the groups (the arena's slots as before). */
+/* The objects of the groups that run, in the order of the groups. */
 static int setup(void)
 {
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		if (groups[i]->setup() != 0)
+	for (size_t i = 0; i < NGROUPS; i++)
+		if (selected(groups[i].number) && groups[i].group->setup() != 0)
 			return -1;
 	return 0;
 }
 
 static void teardown(void)
 {
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		groups[i]->teardown();
+	for (size_t i = 0; i < NGROUPS; i++)
+		groups[i].group->teardown();
 	ws_arena_close(ctx.arena);
 }
 
@@ -246,7 +258,8 @@ static void usage(FILE *f)
 		"  --scale F   multiply iteration counts by F (default: $WINSYNC_BENCH_SCALE or 1)\n"
 		"  --pin       pin the ping-pong threads to two different CPUs (default: no pinning)\n"
 		"  --only LIST run only these groups, e.g. 1,3 (1 uncontended, 2 ping-pong,\n"
-		"              3 wait_any 64 vs 1, 4 the herd, 5 parked threads, 6 pairs)\n"
+		"              3 wait_any 64 vs 1, 4 the herd, 5 parked threads, 6 pairs,\n"
+		"              7 create + close and 8 waits in a large arena, 1M live vs 1k)\n"
 		"  --idle-seconds S  how long (5) keeps its threads parked (default 10; --quick 1)\n"
 		"  --pairs N   (6) measures 1, 2, 4, ... up to N independent pairs (default 8)\n"
 		"  --json      the rows as one JSON document on stdout (the table goes to stderr)\n"
@@ -322,7 +335,7 @@ int main(int argc, char **argv)
 			runs_given = true;
 		} else if (!strcmp(a, "--only") && i + 1 < argc) {
 			for (const char *c = argv[++i]; *c; c++) {
-				if (*c >= '1' && *c <= '6')
+				if (*c >= '1' && *c <= '8')
 					opt.only |= 1u << (*c - '1');
 				else if (*c != ',') {
 					fprintf(stderr, "winsync-bench: --only wants group numbers, e.g. 1,3\n");
@@ -431,25 +444,27 @@ int main(int argc, char **argv)
 	printf("  %-*s %10s %9s %9s %9s %11s %8s\n", LABEL_W, "", "iters", "ns/op", "min", "max",
 	       "ops/s", "ws/ref");
 	print_rule();
-	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		if (opt.only && !(opt.only & (1u << i)))
+	for (size_t i = 0; i < NGROUPS; i++) {
+		struct group *gr = groups[i].group;
+
+		if (!selected(groups[i].number))
 			continue;
-		measure_group(groups[i]);
-		print_group(groups[i]);
-		json_group((int)i + 1, groups[i]);
-		if (groups[i]->footer)
-			groups[i]->footer();
+		measure_group(gr);
+		print_group(gr);
+		json_group(groups[i].number, gr);
+		if (gr->footer)
+			gr->footer();
 		fflush(stdout);
 	}
 	print_rule();
 	printf("  ns/op: median (min, max) over the runs.  ws/ref: the group's first (winsync) row's\n"
 	       "  median ns/op divided by this row's; above 1 means winsync takes longer.\n");
-	if (!opt.only || (opt.only & (1u << 5))) {
+	if (selected(6)) {
 		printf("\n");
 		failures += bench_contended(ctx.arena, opt.pairs, opt.quick ? 0.2 : 1.0);
 		fflush(stdout);
 	}
-	if (!opt.only || (opt.only & (1u << 4))) {
+	if (selected(5)) {
 		bool missed;
 
 		printf("\n");

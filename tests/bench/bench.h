@@ -55,6 +55,7 @@ struct group {
 };
 
 extern struct group group_uncontended, group_pingpong, group_waitany, group_herd;
+extern struct group group_large_create, group_large_wait;
 
 /* ---- checks (check.c) ---- */
 

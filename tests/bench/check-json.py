@@ -50,10 +50,10 @@ rows = doc.get("rows", [])
 by_group = {}
 for r in rows:
     by_group.setdefault(r["group"], []).append(r)
-check(sorted(by_group) == [1, 2, 3, 4, 5, 6], f"groups {sorted(by_group)}")
+check(sorted(by_group) == [1, 2, 3, 4, 5, 6, 7, 8], f"groups {sorted(by_group)}")
 
-# (1)-(4): the table's rows, as many as it prints, in its order.
-want = {1: 2, 2: 3, 3: 2, 4: 2}
+# (1)-(4), (7), (8): the table's rows, as many as it prints, in its order.
+want = {1: 2, 2: 3, 3: 2, 4: 2, 7: 2, 8: 2}
 for g, n in want.items():
     timed = [r for r in by_group.get(g, []) if r.get("unit") == "ns/op"]
     check(len(timed) == n, f"group {g}: {len(timed)} ns/op rows, want {n}")
@@ -70,6 +70,9 @@ for g, n in want.items():
 herd = [r for r in by_group.get(4, []) if r.get("unit") == "wake-ups/release"]
 check([r["who"] for r in herd] == ["winsync", "futex"], "group 4: wake-ups rows")
 check(all(r["value"] >= 0 and r["waiters"] == 32 for r in herd), "group 4: wake-ups values")
+
+fills = [r for r in by_group.get(8, []) if r.get("unit") == "ns/event"]
+check(sorted(r["events"] for r in fills) == [1024, 1 << 20] and all(r["value"] > 0 for r in fills), "group 8: fill rows")
 
 # (5): six kinds, 20 threads each under --quick, none woken more than the target says.
 idle = by_group.get(5, [])
