@@ -12,7 +12,10 @@
  *   (5) idle.c: parked threads' wake-ups per second against FUTEX_WAIT;
  *   (6) contended.c: independent pairs in one arena, one arena each, futex;
  *   (7), (8) large.c: create + close, and set + wait, in an arena of the
- *       maximum capacity holding 1M live events, against one holding 1k.
+ *       maximum capacity holding 1M live events, against one holding 1k;
+ *   (9) waitany.c: wait_any on 64 events, the first signaled, against 1;
+ *   (10), (11) waitall.c: wait_all on 8 and 64 signaled events against as
+ *       many single waits.
  *
  * This file is the driver: options, set-up, the runs and the table.
  * Every row is run `runs` times (7 by default, interleaved with the other
@@ -105,8 +108,10 @@ static const struct {
 	struct group *group;
 } groups[] = {
 	{ 1, &group_uncontended }, { 2, &group_pingpong }, { 3, &group_waitany }, { 4, &group_herd },
-	{ 7, &group_large_create }, { 8, &group_large_wait },
+	{ 7, &group_large_create }, { 8, &group_large_wait }, { 9, &group_waitany_first },
+	{ 10, &group_waitall8 }, { 11, &group_waitall64 },
 };
+#define LAST_GROUP 11
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
 
 static bool selected(int number)
@@ -259,12 +264,28 @@ static void usage(FILE *f)
 		"  --pin       pin the ping-pong threads to two different CPUs (default: no pinning)\n"
 		"  --only LIST run only these groups, e.g. 1,3 (1 uncontended, 2 ping-pong,\n"
 		"              3 wait_any 64 vs 1, 4 the herd, 5 parked threads, 6 pairs,\n"
-		"              7 create + close and 8 waits in a large arena, 1M live vs 1k)\n"
+		"              7 create + close and 8 waits in a large arena, 1M live vs 1k,\n"
+		"              9 wait_any 64 with #0 signaled vs 1, 10 and 11 wait_all 8 and 64)\n"
 		"  --idle-seconds S  how long (5) keeps its threads parked (default 10; --quick 1)\n"
 		"  --pairs N   (6) measures 1, 2, 4, ... up to N independent pairs (default 8)\n"
 		"  --json      the rows as one JSON document on stdout (the table goes to stderr)\n"
 		"environment: WINSYNC_BENCH_SCALE=F, WINSYNC_BACKEND=waitv|multiple\n",
 		QUICK_DIVISOR, QUICK_RUNS, DEFAULT_RUNS, MAX_RUNS);
+}
+
+/* "1,3,10": the groups to run, into opt.only; 0 or -1. */
+static int parse_only(const char *s)
+{
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s || v < 1 || v > LAST_GROUP || (*end && *end != ','))
+			return -1;
+		opt.only |= 1u << (v - 1);
+		s = *end ? end + 1 : end;
+	}
+	return opt.only ? 0 : -1;
 }
 
 static bool parse_scale(const char *s, double *out)
@@ -334,13 +355,10 @@ int main(int argc, char **argv)
 			opt.runs = (int)v;
 			runs_given = true;
 		} else if (!strcmp(a, "--only") && i + 1 < argc) {
-			for (const char *c = argv[++i]; *c; c++) {
-				if (*c >= '1' && *c <= '8')
-					opt.only |= 1u << (*c - '1');
-				else if (*c != ',') {
-					fprintf(stderr, "winsync-bench: --only wants group numbers, e.g. 1,3\n");
-					return 2;
-				}
+			if (parse_only(argv[++i]) != 0) {
+				fprintf(stderr, "winsync-bench: --only wants group numbers 1 to %d, e.g. 1,3\n",
+					LAST_GROUP);
+				return 2;
 			}
 		} else if (!strcmp(a, "--idle-seconds") && i + 1 < argc) {
 			if (!parse_scale(argv[++i], &opt.idle_seconds)) {

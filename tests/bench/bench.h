@@ -55,7 +55,8 @@ struct group {
 };
 
 extern struct group group_uncontended, group_pingpong, group_waitany, group_herd;
-extern struct group group_large_create, group_large_wait;
+extern struct group group_large_create, group_large_wait, group_waitany_first;
+extern struct group group_waitall8, group_waitall64;
 
 /* ---- checks (check.c) ---- */
 
@@ -95,5 +96,15 @@ void expect_poll_timeout(const ws_handle *h, uint32_t count, const char *what);
 
 /* Closes `h` if it was created, counting a failure. */
 void close_handle(ws_handle h);
+
+/*
+ * n unsignaled auto-reset events that a poll finds not ready, unless h[0]
+ * is already set (groups that share them); closed and zeroed again.
+ */
+int setup_events(ws_handle *h, uint32_t n);
+void close_events(ws_handle *h, uint32_t n);
+
+/* After a run: every event was consumed (a failure named after the row otherwise). */
+bool none_signaled(const ws_handle *h, uint32_t n);
 
 #endif /* WINSYNC_BENCH_H */

@@ -104,3 +104,39 @@ void close_handle(ws_handle h)
 	if (rc != 0)
 		failf("ws_close(%" PRIu32 ") = %d (%s)", h, rc, strerror(-rc));
 }
+
+int setup_events(ws_handle *h, uint32_t n)
+{
+	char what[48];
+
+	if (h[0])
+		return 0;
+	if (create_events(h, (int)n) != 0)
+		return -1;
+	snprintf(what, sizeof(what), "%" PRIu32 " unsignaled events", n);
+	expect_poll_timeout(h, n, what);
+	return 0;
+}
+
+void close_events(ws_handle *h, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		close_handle(h[i]);
+		h[i] = 0;
+	}
+}
+
+bool none_signaled(const ws_handle *h, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		bool sig;
+
+		if (!ws_event_is_signaled(h[i], &sig))
+			return false;
+		if (sig) {
+			failf("%s: object %" PRIu32 " is signaled after the run", current_row, i);
+			return false;
+		}
+	}
+	return true;
+}
