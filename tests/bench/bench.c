@@ -29,7 +29,7 @@
  * status non-zero.  Nothing about the timings is ever asserted.
  *
  *   winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only 1,2,3]
- *                 [--idle-seconds S] [--pairs N] [--json]
+ *                 [--idle-seconds S] [--pairs N] [--cpu-clock] [--json]
  *
  * WINSYNC_BENCH_SCALE=F in the environment multiplies every iteration count
  * by F as well (e.g. 0.05 under QEMU TCG); --scale overrides it.
@@ -73,6 +73,7 @@ static struct {
 	bool quick;
 	bool pin;
 	bool json;               /* rows as JSON on stdout, the table on stderr */
+	bool cpu_clock;          /* single-threaded rows timed in thread CPU time */
 	unsigned only;           /* bit i: run group i + 1; 0: all */
 	double idle_seconds;     /* (5): how long the threads stay parked */
 	int pairs;               /* (6): up to this many pairs */
@@ -84,6 +85,14 @@ static struct {
 
 struct bench_env ctx = { .cpu_a = -1, .cpu_b = -1 };
 const struct timespec bench_past = { 0, 0 };
+
+uint64_t row_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(opt.cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void watchdog(int sig)
 {
@@ -257,7 +266,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: winsync-bench [--quick] [--runs N] [--scale F] [--pin] [--only LIST]\n"
-		"                     [--idle-seconds S] [--pairs N] [--json]\n"
+		"                     [--idle-seconds S] [--pairs N] [--cpu-clock] [--json]\n"
 		"  --quick     smoke run: iterations / %.0f, %d runs (checks results, as always)\n"
 		"  --runs N    runs per row, median reported (default %d, at most %d)\n"
 		"  --scale F   multiply iteration counts by F (default: $WINSYNC_BENCH_SCALE or 1)\n"
@@ -268,6 +277,8 @@ static void usage(FILE *f)
 		"              9 wait_any 64 with #0 signaled vs 1, 10 and 11 wait_all 8 and 64)\n"
 		"  --idle-seconds S  how long (5) keeps its threads parked (default 10; --quick 1)\n"
 		"  --pairs N   (6) measures 1, 2, 4, ... up to N independent pairs (default 8)\n"
+		"  --cpu-clock time the single-threaded groups (1, 3, 7-11) in the thread's CPU\n"
+		"              time, not wall time: steadier on a busy machine\n"
 		"  --json      the rows as one JSON document on stdout (the table goes to stderr)\n"
 		"environment: WINSYNC_BENCH_SCALE=F, WINSYNC_BACKEND=waitv|multiple\n",
 		QUICK_DIVISOR, QUICK_RUNS, DEFAULT_RUNS, MAX_RUNS);
@@ -340,6 +351,8 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "--quick")) {
 			opt.quick = true;
+		} else if (!strcmp(a, "--cpu-clock")) {
+			opt.cpu_clock = true;
 		} else if (!strcmp(a, "--json")) {
 			opt.json = true;
 		} else if (!strcmp(a, "--pin")) {
@@ -446,6 +459,8 @@ int main(int argc, char **argv)
 	       ws_futex_backend(), opt.runs, opt.runs == 1 ? "" : "s", opt.scale,
 	       opt.quick ? " (--quick)" : "",
 	       ctx.cpu_a >= 0 ? "ping-pong pinned" : "no pinning");
+	if (opt.cpu_clock)
+		printf("--cpu-clock: groups 1, 3 and 7 to 11 are timed in the thread's CPU time\n\n");
 	fflush(stdout);
 	json_str("cpu", m.cpu);
 	json_num("cpus_online", (double)m.cpus_online);
@@ -458,6 +473,7 @@ int main(int argc, char **argv)
 	json_num("scale", opt.scale);
 	json_bool("quick", opt.quick);
 	json_bool("pinned", ctx.cpu_a >= 0);
+	json_str("clock", opt.cpu_clock ? "thread-cpu" : "monotonic");
 
 	printf("  %-*s %10s %9s %9s %9s %11s %8s\n", LABEL_W, "", "iters", "ns/op", "min", "max",
 	       "ops/s", "ws/ref");

@@ -28,6 +28,13 @@ struct bench_env {
 };
 extern struct bench_env ctx;
 
+/*
+ * The clock of the rows that run on the calling thread alone (groups 1, 3
+ * and 7 to 11): CLOCK_MONOTONIC, or with --cpu-clock the thread's CPU time,
+ * which leaves out the time the thread waited for a CPU on a busy machine.
+ */
+uint64_t row_now_ns(void);
+
 /* CLOCK_MONOTONIC 0: a deadline always in the past (a poll). */
 extern const struct timespec bench_past;
 

@@ -92,8 +92,10 @@ for r in pairs:
         check(math.isclose(r["vs_futex"], r["median"] / fut["median"], rel_tol=1e-9), "group 6 vs_futex")
 
 # --only: the rows of those groups and no others.
-doc, _ = run("--only", "3,10")
+check(doc.get("clock") == "monotonic", f"clock {doc.get('clock')}")
+doc, _ = run("--only", "3,10", "--cpu-clock")
 check(sorted(r["group"] for r in doc.get("rows", [])) == [3, 3, 10, 10], "--only 3,10")
+check(doc.get("clock") == "thread-cpu", f"--cpu-clock: clock {doc.get('clock')}")
 
 for e in errors:
     print("FAIL:", e)

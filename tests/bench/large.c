@@ -72,7 +72,7 @@ static void drop(struct live *l)
 static bool run_create_close(struct live *l, uint64_t n, uint64_t *ns)
 {
 	struct check c = { 0 };
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = row_now_ns();
 
 	for (uint64_t i = 0; i < n; i++) {
 		ws_handle h = 0;
@@ -83,7 +83,7 @@ static bool run_create_close(struct live *l, uint64_t n, uint64_t *ns)
 			check_fail(&c, "iteration %" PRIu64 ": ws_event_create = %d (handle %" PRIu32
 				   "), ws_close = %d", i, rc, h, rx);
 	}
-	*ns = bench_now_ns() - t0;
+	*ns = row_now_ns() - t0;
 	return check_report(&c, current_row);
 }
 
@@ -91,7 +91,7 @@ static bool run_set_wait(struct live *l, uint64_t n, uint64_t *ns)
 {
 	struct check c = { 0 };
 	uint32_t k = 0;
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = row_now_ns();
 
 	for (uint64_t i = 0; i < n; i++) {
 		struct ws_wait w = { .objects = &l->h[k], .count = 1, .owner = ctx.owner,
@@ -107,7 +107,7 @@ static bool run_set_wait(struct live *l, uint64_t n, uint64_t *ns)
 				   rw, idx);
 		k = (k + STRIDE) & (l->n - 1);
 	}
-	*ns = bench_now_ns() - t0;
+	*ns = row_now_ns() - t0;
 	return check_report(&c, current_row);
 }
 

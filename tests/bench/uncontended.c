@@ -22,7 +22,7 @@ static bool run_ws_uncontended(uint64_t n, uint64_t *ns)
 	const struct ws_wait w = { .objects = &ev, .count = 1, .owner = ctx.owner, .deadline = &bench_past };
 	struct check c = { 0 };
 	bool sig;
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = row_now_ns();
 
 	for (uint64_t i = 0; i < n; i++) {
 		bool was = true;
@@ -34,7 +34,7 @@ static bool run_ws_uncontended(uint64_t n, uint64_t *ns)
 			check_fail(&c, "iteration %" PRIu64 ": ws_event_set = %d (was_signaled %d), "
 				   "ws_wait_any = %d index %" PRIu32 " (want 0, 0, 0, 0)", i, rs, was, rw, idx);
 	}
-	*ns = bench_now_ns() - t0;
+	*ns = row_now_ns() - t0;
 	if (!check_report(&c, current_row) || !ws_event_is_signaled(ev, &sig))
 		return false;
 	if (sig) {
@@ -47,7 +47,7 @@ static bool run_ws_uncontended(uint64_t n, uint64_t *ns)
 static bool run_pthread_mutex(uint64_t n, uint64_t *ns)
 {
 	struct check c = { 0 };
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = row_now_ns();
 
 	for (uint64_t i = 0; i < n; i++) {
 		int rl = pthread_mutex_lock(&mutex);
@@ -56,7 +56,7 @@ static bool run_pthread_mutex(uint64_t n, uint64_t *ns)
 		if (unlikely(rl != 0 || ru != 0))
 			check_fail(&c, "iteration %" PRIu64 ": lock = %d, unlock = %d", i, rl, ru);
 	}
-	*ns = bench_now_ns() - t0;
+	*ns = row_now_ns() - t0;
 	return check_report(&c, current_row);
 }
 

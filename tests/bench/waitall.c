@@ -36,7 +36,7 @@ static bool run_all(uint32_t count, uint64_t n, uint64_t *ns)
 	const struct ws_wait w = { .objects = ev, .count = count, .owner = ctx.owner,
 				   .deadline = &bench_past };
 	struct check c = { 0 };
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = row_now_ns();
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t idx = UINT32_MAX;
@@ -51,14 +51,14 @@ static bool run_all(uint32_t count, uint64_t n, uint64_t *ns)
 			break;
 		}
 	}
-	*ns = bench_now_ns() - t0;
+	*ns = row_now_ns() - t0;
 	return check_report(&c, current_row) && none_signaled(ev, MANY);
 }
 
 static bool run_singles(uint32_t count, uint64_t n, uint64_t *ns)
 {
 	struct check c = { 0 };
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = row_now_ns();
 
 	for (uint64_t i = 0; i < n; i++) {
 		if (!set_all(count, &c, i))
@@ -74,7 +74,7 @@ static bool run_singles(uint32_t count, uint64_t n, uint64_t *ns)
 					   "index %" PRIu32 " (want 0, 0)", i, k, rw, idx);
 		}
 	}
-	*ns = bench_now_ns() - t0;
+	*ns = row_now_ns() - t0;
 	return check_report(&c, current_row) && none_signaled(ev, MANY);
 }
 

@@ -22,7 +22,7 @@ static bool run_ws_any(uint32_t count, uint32_t want, uint64_t n, uint64_t *ns)
 				   .owner = ctx.owner, .deadline = &bench_past };
 	const ws_handle last = many[MANY - count + want];
 	struct check c = { 0 };
-	uint64_t t0 = bench_now_ns();
+	uint64_t t0 = row_now_ns();
 
 	for (uint64_t i = 0; i < n; i++) {
 		bool was = true;
@@ -35,7 +35,7 @@ static bool run_ws_any(uint32_t count, uint32_t want, uint64_t n, uint64_t *ns)
 				   "ws_wait_any = %d index %" PRIu32 " (want 0, 0, 0, %" PRIu32 ")",
 				   i, rs, was, rw, idx, want);
 	}
-	*ns = bench_now_ns() - t0;
+	*ns = row_now_ns() - t0;
 
 	return check_report(&c, current_row) && none_signaled(many, MANY);
 }
