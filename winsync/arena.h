@@ -32,9 +32,12 @@ struct ws_arena {
 	struct ws_registration *registry;
 };
 
+/* The last generation of a slot: what the handle's and the head's fields both hold. */
 static inline uint32_t ws_gen_mask(const ws_arena *arena)
 {
-	return 0xffffffffu >> arena->index_bits;
+	uint32_t handle_gens = 0xffffffffu >> arena->index_bits;
+
+	return handle_gens < WS_HEAD_GEN_MASK ? handle_gens : WS_HEAD_GEN_MASK;
 }
 
 static inline uint32_t ws_handle_slot(const ws_arena *arena, ws_handle handle)

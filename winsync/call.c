@@ -96,7 +96,10 @@ int ws_object_read(ws_arena *arena, ws_handle handle, enum ws_type type, uint64_
 		if (ws_head_tag(r.head) & WS_HEAD_LOCKED)
 			break;
 		r.aux = ws_get(&arena->objects[slot].aux);
-		if (atomic_load_explicit(&arena->objects[slot].head, memory_order_acquire) == r.head) {
+		if (atomic_compare_exchange_weak_explicit(&arena->objects[slot].head, &r.head,
+							  ws_head_next(r.head, r.head),
+							  memory_order_acq_rel,
+							  memory_order_relaxed)) {
 			*head = r.head;
 			*aux = r.aux;
 			return 0;

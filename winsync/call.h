@@ -71,13 +71,19 @@ static inline int ws_object_call(ws_arena *arena, ws_handle handle,
 		ret = call->fast(head, ws_get(&obj->aux), &next, ctx);
 		if (ret == WS_FAST_LOCKED)
 			break;
+		/* A refusal is an observation too: it moves the stamp on (wait.c). */
 		if (__builtin_expect(ret < 0, 0)) {
-			if (atomic_load_explicit(&obj->head, memory_order_acquire) == head)
+			if (atomic_compare_exchange_weak_explicit(&obj->head, &head,
+								  ws_head_next(head, head),
+								  memory_order_acq_rel,
+								  memory_order_relaxed))
 				return ret;
 			continue; /* aux may have been another object's */
 		}
 		/* A release RMW even when nothing changes: what the caller wrote before
-		 * is ordered before any wait that sees the object signaled. */
+		 * is ordered before any wait that sees the object signaled.  It
+		 * moves the stamp on: a scan that read the head before sees it. */
+		next = ws_head_next(head, next);
 		if (atomic_compare_exchange_weak_explicit(&obj->head, &head, next,
 							  memory_order_release,
 							  memory_order_relaxed)) {
@@ -89,8 +95,10 @@ static inline int ws_object_call(ws_arena *arena, ws_handle handle,
 }
 
 /*
- * A consistent head and aux of a live object of `type`: two looks at the
- * head around the read of aux, or the locked path while it is being edited.
+ * A consistent head and aux of a live object of `type`: the head, aux, and
+ * a compare-exchange that finds the head unchanged and moves its stamp on
+ * (a read is an observation: wait.c), or the locked path while it is being
+ * edited.
  */
 int ws_object_read(ws_arena *arena, ws_handle handle, enum ws_type type, uint64_t *head,
 		   uint32_t *aux);

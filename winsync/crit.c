@@ -58,6 +58,8 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 		return ret;
 	}
 	ws_stat_add(WS_STAT_LOCKED_CALLS);
+	/* Numbered: a waiter handed its result here returns only once it is over. */
+	atomic_fetch_add_explicit(&arena->header->sections, 1, memory_order_relaxed);
 	WS_FAULT();
 	if (taken_from && ws_ref_index(arena, taken_from) != UINT32_MAX)
 		ws_recover(c, ws_ref_index(arena, taken_from));
@@ -79,14 +81,63 @@ int ws_crit_try(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c)
 	return enter(arena, lock, false, c);
 }
 
+/* Waiters of ws_crit_wait_out learn the section is over. */
+static void wake_section_waiters(ws_arena *arena)
+{
+	_Atomic uint32_t *sections = &arena->header->sections;
+
+	/* After the lock's release (a full barrier): a waiter that set the flag
+	 * before it is woken here, one that sets it after sees the lock free. */
+	if (atomic_load_explicit(sections, memory_order_seq_cst) & WS_SECTIONS_WAITED) {
+		atomic_fetch_and_explicit(sections, ~WS_SECTIONS_WAITED, memory_order_seq_cst);
+		ws_futex_wake(sections, INT32_MAX, arena->shared);
+	}
+}
+
 void ws_crit_leave(struct ws_crit *c)
 {
 	ws_lock_release(c->arena, c->lock, c->self);
+	if (c->lock == ws_arena_lock(c->arena))
+		wake_section_waiters(c->arena);
 	ws_guard_release(c);
 	/* Waiters of mutexes that changed owner: they watch the new owner from now on. */
 	for (uint32_t i = 0; i < c->rearm_count; i++)
 		ws_futex_wake(&c->arena->records[c->rearm[i]].wake, 1, true);
 	leave_unlocked();
+}
+
+/* A section's holder that died is noticed this soon (only while a section is waited out). */
+#define WAIT_OUT_POLL_NS 100000000L
+
+void ws_crit_wait_out(ws_arena *arena, uint32_t section)
+{
+	_Atomic uint32_t *sections = &arena->header->sections, *lock = ws_arena_lock(arena);
+
+	for (;;) {
+		uint32_t now = atomic_load_explicit(sections, memory_order_seq_cst);
+		struct ws_futex_word word = { sections, now | WS_SECTIONS_WAITED, arena->shared };
+		struct ws_deadline until;
+		struct ws_crit c;
+
+		if ((now & ~WS_SECTIONS_WAITED) != (section & ~WS_SECTIONS_WAITED) ||
+		    !atomic_load_explicit(lock, memory_order_seq_cst))
+			return;
+		if (!(now & WS_SECTIONS_WAITED) &&
+		    !atomic_compare_exchange_strong_explicit(sections, &now, now | WS_SECTIONS_WAITED,
+							     memory_order_seq_cst,
+							     memory_order_seq_cst))
+			continue;
+		/* Flagged before this look at the lock: its release will wake us. */
+		if (!atomic_load_explicit(lock, memory_order_seq_cst))
+			return;
+		until = ws_deadline_after(WS_CLOCK_MONOTONIC, WAIT_OUT_POLL_NS);
+		if (ws_futex_wait(&word, 1, &until) != -ETIMEDOUT || !ws_lock_holder_dead(arena, lock))
+			continue;
+		/* Its holder died in it: recovery, on the way in, finishes it. */
+		if (ws_crit_enter(arena, lock, &c) == 0)
+			ws_crit_leave(&c);
+		return;
+	}
 }
 
 bool ws_defer_suspend(void)

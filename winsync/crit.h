@@ -29,4 +29,15 @@ int ws_crit_enter(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c);
 int ws_crit_try(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c);
 void ws_crit_leave(struct ws_crit *c);
 
+/*
+ * Returns once critical section number `section` (of the arena lock) is
+ * over.  A signal that releases several waits hands them their results one
+ * at a time, each in its own transaction, but in NT it is one step: a wait
+ * it released must not return, and look at the objects, before the others
+ * are released too (a pulse's, a manual set's, a release of several
+ * units).  One load and no wait when the section is over, as it nearly
+ * always is by the time the waiter wakes.
+ */
+void ws_crit_wait_out(ws_arena *arena, uint32_t section);
+
 #endif

@@ -31,25 +31,34 @@
 #include "winsync.h"
 
 #define WS_ARENA_MAGIC   0x636e7377u /* "wsnc" */
-#define WS_ARENA_VERSION 3u
+#define WS_ARENA_VERSION 4u /* 4: the head's stamp */
 
 /*
  * Object head: the value in the low half, the rest in the high half.
  *   sem: count; mutex: owner id (0: free); event: signaled (0/1).
  * A handle is generation << index_bits | slot; the head keeps the slot's
  * current generation, and the type is NONE while the slot is not live.
+ *
+ * The stamp counts the head's writes (every write but setting LOCKED adds
+ * one, wrapping): equal heads read at two times mean the object did not
+ * change in between, however it changed and came back (ABA), unless it
+ * changed a multiple of 2^11 times.  A wait on several objects needs that
+ * to see them all at one instant without the lock (wait.c).
  */
-#define WS_HEAD_LOCKED     0x80000000u /* the lock holder is editing it */
-#define WS_HEAD_QUEUED     0x40000000u /* its queue has entries: signals take the slow path */
-#define WS_HEAD_ABANDONED  0x20000000u /* mutex: abandoned, not acquired since */
-#define WS_HEAD_TYPE_SHIFT 27
-#define WS_HEAD_TYPE_MASK  (3u << WS_HEAD_TYPE_SHIFT)
-#define WS_HEAD_GEN_MASK   ((1u << WS_HEAD_TYPE_SHIFT) - 1)
+#define WS_HEAD_LOCKED      0x80000000u /* the lock holder is editing it */
+#define WS_HEAD_QUEUED      0x40000000u /* its queue has entries: signals take the slow path */
+#define WS_HEAD_ABANDONED   0x20000000u /* mutex: abandoned, not acquired since */
+#define WS_HEAD_TYPE_SHIFT  27
+#define WS_HEAD_TYPE_MASK   (3u << WS_HEAD_TYPE_SHIFT)
+#define WS_HEAD_STAMP_SHIFT 16
+#define WS_HEAD_STAMP_MASK  (((1u << WS_HEAD_TYPE_SHIFT) - 1) & ~WS_HEAD_GEN_MASK)
+#define WS_HEAD_GEN_MASK    ((1u << WS_HEAD_STAMP_SHIFT) - 1)
 
 /*
- * Fewest index bits: 27 generation bits, and at least 32 slots, so a slot's
- * generations times the slots always exceed 2^31 create/close cycles.  A
- * test build raises it to leave only a few generation bits (test_handles).
+ * Fewest index bits.  Generations have 32 - index_bits bits, at most 16
+ * (the head's field), and there are at least 32 slots: an arena gives out
+ * at least slots x 65,535 handles before its slots retire.  A test build
+ * raises it to leave only a few generation bits (test_handles_tinygen).
  */
 #ifndef WS_MIN_INDEX_BITS
 #define WS_MIN_INDEX_BITS 5
@@ -189,7 +198,8 @@ struct ws_record {
 	uint32_t wait_clock;      /* WS_WAIT_CLOCK_* of wait_deadline */
 	_Alignas(8) uint64_t wait_since;    /* CLOCK_MONOTONIC ns when it blocked */
 	_Alignas(8) uint64_t wait_deadline; /* ns on its clock */
-	uint32_t reserved1[4];
+	uint32_t handed_in;       /* the critical section that handed it its result (txn.c) */
+	uint32_t reserved1[3];
 	struct ws_entry entries[WS_ENTRIES_PER_WAIT];
 	uint32_t reserved2[12];
 	struct ws_log log;
@@ -212,6 +222,9 @@ _Static_assert(sizeof(struct ws_record) % 64 == 0, "records are whole cache line
 #define WS_REF_GEN_MASK   (0x7fffffffu >> WS_REF_INDEX_BITS)
 _Static_assert(WS_MAX_THREADS == WS_REF_INDEX_MASK, "a ref holds record + 1");
 
+/* In `sections`: somebody sleeps on it until the current section is over. */
+#define WS_SECTIONS_WAITED 0x80000000u
+
 struct ws_arena_header {
 	uint32_t magic;
 	uint32_t version;
@@ -231,7 +244,8 @@ struct ws_arena_header {
 	_Atomic uint32_t fresh_records; /* records [0, fresh) have been claimed once: no lock */
 	uint32_t reserved1[3];
 	_Alignas(64) _Atomic uint32_t lock;
-	uint32_t reserved2[15];
+	_Atomic uint32_t sections; /* critical sections entered, and WS_SECTIONS_WAITED (crit.c) */
+	uint32_t reserved2[14];
 };
 
 /* Relaxed access to fields whose ordering comes from the lock. */
@@ -268,6 +282,20 @@ static inline uint32_t ws_head_gen(uint64_t head)
 static inline uint64_t ws_make_head(uint32_t tag, uint32_t value)
 {
 	return (uint64_t)tag << 32 | value;
+}
+
+/* `tag` with the stamp of `old` plus one: every write of a head goes through it. */
+static inline uint32_t ws_tag_restamped(uint32_t tag, uint32_t old)
+{
+	uint32_t stamp = (old & WS_HEAD_STAMP_MASK) + (1u << WS_HEAD_STAMP_SHIFT);
+
+	return (tag & ~WS_HEAD_STAMP_MASK) | (stamp & WS_HEAD_STAMP_MASK);
+}
+
+/* The head `next` (computed from `old`) with the next stamp. */
+static inline uint64_t ws_head_next(uint64_t old, uint64_t next)
+{
+	return ws_make_head(ws_tag_restamped(ws_head_tag(next), ws_head_tag(old)), ws_head_value(next));
 }
 
 /* Entry ids are 1-based so that 0 ends a queue. */

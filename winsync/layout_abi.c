@@ -81,6 +81,7 @@ WS_AT(ws_record, wait_serial, 88, 4);
 WS_AT(ws_record, wait_clock, 92, 4);
 WS_AT(ws_record, wait_since, 96, 8);
 WS_AT(ws_record, wait_deadline, 104, 8);
+WS_AT(ws_record, handed_in, 112, 4);
 WS_AT(ws_record, entries, 128, 1040);
 WS_AT(ws_record, log, 1216, 13568);
 
@@ -100,3 +101,4 @@ WS_AT(ws_arena_header, free_head, 80, 4);
 WS_AT(ws_arena_header, free_tail, 84, 4);
 WS_AT(ws_arena_header, fresh_records, 88, 4);
 WS_AT(ws_arena_header, lock, 128, 4);
+WS_AT(ws_arena_header, sections, 132, 4);

@@ -20,9 +20,9 @@ struct ws_layout ws_layout_for(uint32_t capacity)
 
 	l.capacity = capacity;
 	/*
-	 * At least 32 slots and 5 index bits: a slot retires after 2^(32-bits)-1
-	 * generations, so closed handles stay dead for over 2^31 cycles whatever
-	 * the capacity.
+	 * At least 32 slots and 5 index bits: a slot retires after
+	 * min(2^(32-bits), 2^16) - 1 generations (layout.h), so a closed handle
+	 * stays dead for good, and the arena gives out slots x 65,535 handles.
 	 */
 	l.slots = capacity < MIN_SLOTS ? MIN_SLOTS : capacity;
 	l.index_bits = WS_MIN_INDEX_BITS;

@@ -55,12 +55,14 @@ static uint32_t head_tag(struct ws_object *obj)
 	return ws_head_tag(atomic_load_explicit(&obj->head, memory_order_acquire));
 }
 
+/* Unlocking moves the stamp on: whatever the section only looked at, it saw (wait.c). */
 static void clear_locked(struct ws_object *obj)
 {
 	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
 
 	if (ws_head_tag(head) & WS_HEAD_LOCKED)
-		atomic_store_explicit(&obj->head, head & ~((uint64_t)WS_HEAD_LOCKED << 32),
+		atomic_store_explicit(&obj->head,
+				      ws_head_next(head, head & ~((uint64_t)WS_HEAD_LOCKED << 32)),
 				      memory_order_release);
 }
 
@@ -147,7 +149,10 @@ void ws_obj_release(struct ws_crit *c, uint32_t slot)
 
 void ws_head_write(struct ws_object *obj, uint32_t tag, uint32_t value)
 {
-	atomic_store_explicit(&obj->head, ws_make_head(tag | WS_HEAD_LOCKED, value),
+	uint32_t old = ws_head_tag(atomic_load_explicit(&obj->head, memory_order_relaxed));
+
+	atomic_store_explicit(&obj->head,
+			      ws_make_head(ws_tag_restamped(tag, old) | WS_HEAD_LOCKED, value),
 			      memory_order_release);
 }
 
@@ -190,6 +195,9 @@ void ws_hand(struct ws_crit *c, uint32_t record, uint32_t state)
 		c->error = -EUCLEAN;
 		return;
 	}
+	/* Which section handed it: the waiter returns only once it is over (crit.h). */
+	ws_store(c, &c->arena->records[record].handed_in,
+		 ws_get(&c->arena->header->sections) & ~WS_SECTIONS_WAITED);
 	c->log->claim_state = state;
 	atomic_signal_fence(memory_order_seq_cst);
 	c->log->claim_record = record + 1;

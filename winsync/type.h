@@ -84,7 +84,8 @@ static inline bool ws_obj_take(struct ws_object *obj, uint32_t owner)
  */
 static inline uint64_t ws_head_taken(uint64_t head, uint32_t owner)
 {
-	uint32_t tag = ws_head_tag(head), value = ws_head_value(head);
+	uint32_t tag = ws_tag_restamped(ws_head_tag(head), ws_head_tag(head));
+	uint32_t value = ws_head_value(head);
 
 	switch (ws_head_type(head)) {
 	case WS_TYPE_SEM:

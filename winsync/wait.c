@@ -4,7 +4,11 @@
  *
  * A wait_any first scans its objects without the lock and takes the first
  * ready one with a compare-exchange of its head: the uncontended path, no
- * system call.  Otherwise (and for every wait_all) it enters the critical
+ * system call.  The scan reads the heads before the chosen one twice, around
+ * the chosen one's: unchanged (their stamps say so: layout.h), they were all
+ * not ready when the chosen one was read, and the compare-exchange succeeds
+ * only if that one has not changed since either.  So the wait takes effect
+ * at that read, one instant, as NT's does.  Otherwise (and for every wait_all) it enters the critical
  * section, locks its objects, and either acquires there or queues an entry
  * on each and sleeps on its record's own `wake` word until a signaler hands
  * it an object (queue.h) or its deadline passes, when it gives up without
@@ -91,9 +95,10 @@ _Static_assert((WS_TYPE_SEM & 1) && (WS_TYPE_EVENT & 1) && !(WS_TYPE_MUTEX & 1),
 #define IDLE_KEY_MASK \
 	((uint64_t)(WS_HEAD_GEN_MASK | WS_HEAD_LOCKED | TYPE_SEM_OR_EVENT) << 32 | 0xffffffffu)
 
+/* Acquire loads: the second look at the heads must come after the first (wait.c's top). */
 static inline uint64_t view_head(struct scan_view v, uint32_t slot)
 {
-	return atomic_load_explicit(&v.objects[slot].head, memory_order_relaxed);
+	return atomic_load_explicit(&v.objects[slot].head, memory_order_acquire);
 }
 
 /*
@@ -101,21 +106,32 @@ static inline uint64_t view_head(struct scan_view v, uint32_t slot)
  * semaphore or event of the handle's generation, not being edited, with a
  * value of 0 (not ready for anybody, type.h).  One masked compare per
  * object: a wait on many objects, of which few are ready, costs little
- * more than a wait on one.  The loads are relaxed: the scan only chooses,
- * and the compare-exchange that acts orders what follows.
+ * more than a wait on one.  Each head read is kept in seen[] (0 for a slot
+ * out of range) for the second look.
  */
 static inline uint32_t skip_idle(struct scan_view v, const ws_handle *handles, uint32_t from,
-				 uint32_t count)
+				 uint32_t count, uint64_t *seen)
 {
 	for (uint32_t i = from; i < count; i++) {
 		ws_handle handle = handles[i];
 		uint32_t s = handle & v.index_mask;
 		uint64_t idle = (uint64_t)((handle >> v.index_bits) | TYPE_SEM_OR_EVENT) << 32;
 
-		if (s >= v.slots || (view_head(v, s) & IDLE_KEY_MASK) != idle)
+		seen[i] = s < v.slots ? view_head(v, s) : 0;
+		if (s >= v.slots || (seen[i] & IDLE_KEY_MASK) != idle)
 			return i;
 	}
 	return count;
+}
+
+/* The second look: handles[0, n) still have the heads seen[] holds. */
+static inline bool unchanged(struct scan_view v, const ws_handle *handles, const uint64_t *seen,
+			     uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (view_head(v, handles[i] & v.index_mask) != seen[i])
+			return false;
+	return true;
 }
 
 /*
@@ -134,7 +150,7 @@ static inline uint32_t first_invalid(struct scan_view v, const ws_handle *handle
 			return i;
 		tag = ws_head_tag(view_head(v, s));
 		/* The generation matches and the type is not NONE, in two tests. */
-		if (((tag ^ (handle >> v.index_bits)) & WS_HEAD_GEN_MASK) | !(tag & WS_HEAD_TYPE_MASK))
+		if (((tag & WS_HEAD_GEN_MASK) ^ (handle >> v.index_bits)) | !(tag & WS_HEAD_TYPE_MASK))
 			return i;
 	}
 	return count;
@@ -148,19 +164,16 @@ enum scan {
 	SCAN_CHECK,    /* not a live object of the handle's generation: ws_handle_lookup says */
 };
 
-static inline enum scan scan_one(struct scan_view v, ws_handle handle, uint32_t owner,
-				 uint64_t *head)
+/* h: the head read of the handle's slot (meaningless if the slot is out of range). */
+static inline enum scan scan_one(struct scan_view v, ws_handle handle, uint32_t owner, uint64_t h)
 {
 	uint32_t s = handle & v.index_mask, tag;
-	uint64_t h;
 
 	if (s >= v.slots || handle == 0)
 		return SCAN_CHECK;
-	h = view_head(v, s);
 	tag = ws_head_tag(h);
 	if ((tag & WS_HEAD_GEN_MASK) != handle >> v.index_bits || !(tag & WS_HEAD_TYPE_MASK))
 		return SCAN_CHECK;
-	*head = h;
 	if (tag & WS_HEAD_LOCKED)
 		return SCAN_UNSURE;
 	if (!ws_head_ready(h, owner))
@@ -202,9 +215,10 @@ static int take_uncontended(ws_arena *arena, uint32_t slot, uint64_t head, uint3
 /*
  * The uncontended path of wait_any: the lowest-index ready object is taken
  * with one compare-exchange, once every handle (the alert first, which must
- * be an event) is known valid.  *done is false when the locked path must
- * decide: nothing ready, an object being edited, a recursive mutex, or
- * races lost WS_FAST_TRIES times.
+ * be an event) is known valid and the objects before it are seen unchanged
+ * a second time (the top of this file).  *done is false when the locked
+ * path must decide: nothing ready, an object being edited, a recursive
+ * mutex, or races lost WS_FAST_TRIES times.
  */
 static int try_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index, bool *done)
 {
@@ -212,6 +226,7 @@ static int try_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index,
 	const ws_handle *handles = wait->objects;
 	const struct scan_view view = { arena->objects, arena->slots, arena->index_bits,
 					(1u << arena->index_bits) - 1 };
+	uint64_t seen[WS_MAX_WAIT_OBJECTS];
 
 	*done = false;
 	for (int tries = 0; tries < WS_FAST_TRIES; tries++) {
@@ -222,7 +237,10 @@ static int try_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index,
 		int ret;
 
 		if (wait->alert) {
-			alert = scan_one(view, wait->alert, owner, &alert_head);
+			uint32_t s = wait->alert & view.index_mask;
+
+			alert_head = s < view.slots ? view_head(view, s) : 0;
+			alert = scan_one(view, wait->alert, owner, alert_head);
 			if (alert == SCAN_CHECK || ws_head_type(alert_head) != WS_TYPE_EVENT) {
 				ret = ws_handle_lookup(arena, wait->alert, WS_TYPE_EVENT, &slot,
 						       &alert_head);
@@ -231,9 +249,9 @@ static int try_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index,
 				return 0; /* it changed under us: the locked path decides */
 			}
 		}
-		for (i = skip_idle(view, handles, 0, count); i < count;
-		     i = skip_idle(view, handles, i + 1, count)) {
-			enum scan scan = scan_one(view, handles[i], owner, &head);
+		for (i = skip_idle(view, handles, 0, count, seen); i < count;
+		     i = skip_idle(view, handles, i + 1, count, seen)) {
+			enum scan scan = scan_one(view, handles[i], owner, seen[i]);
 
 			if (scan == SCAN_NOT_READY)
 				continue;
@@ -261,7 +279,12 @@ static int try_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index,
 				return 0;
 			first = count;
 			head = alert_head;
+		} else {
+			head = seen[first];
 		}
+		/* Something before the chosen one changed meanwhile: look again. */
+		if (first > 0 && !unchanged(view, handles, seen, first))
+			continue;
 		slot = (first < count ? handles[first] : wait->alert) & view.index_mask;
 		ret = take_uncontended(arena, slot, head, owner);
 		if (ret > 0) {
@@ -501,10 +524,16 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		struct ws_deadline until;
 		int ret;
 
-		if (state != WS_WAIT_PENDING)
+		if (state != WS_WAIT_PENDING) {
+			ws_crit_wait_out(arena, rec->handed_in);
 			return ws_wait_result(state, &plan->shape, index);
-		if (ws_deadline_passed(&plan->deadline))
-			return ws_wait_result(ws_wait_give_up(rec), &plan->shape, index);
+		}
+		if (ws_deadline_passed(&plan->deadline)) {
+			state = ws_wait_give_up(rec);
+			if (state != WS_WAIT_GAVE_UP) /* handed just now */
+				ws_crit_wait_out(arena, rec->handed_in);
+			return ws_wait_result(state, &plan->shape, index);
+		}
 		watch_words(arena, rec, self, w);
 		/* An owner of ours died: its mutexes are abandoned by the reap (once a sleep). */
 		if (w->dead && !reaped) {
@@ -522,6 +551,7 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 			/* The kernel's wake for a giver that died after our hand-off: its
 			 * operation may owe others too, so finish it (one load if not). */
 			sweep(arena, false);
+			ws_crit_wait_out(arena, rec->handed_in);
 			return ws_wait_result(state, &plan->shape, index);
 		}
 		/* The backstop: a dead-man wake that corruption lost, a death nobody saw. */
