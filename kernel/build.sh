@@ -11,7 +11,7 @@
 #   kernel/build.sh --force      rebuild even when the cache key matches
 #
 # Output: <cache>/kernel/<variant>/ with bzImage, selftests/64,
-# selftests/32, fuzz/futex_fuzz{64,32} (kernel/fuzz/) and build.key; <cache> is ws_cache_dir of scripts/lib.sh
+# selftests/32 and build.key (futex_fuzz is built apart: kernel/fuzz/build.sh); <cache> is ws_cache_dir of scripts/lib.sh
 # ($WINSYNC_CACHE, else $XDG_CACHE_HOME/winsync, ~/.cache/winsync, /var/cache/winsync).
 # The build is reused while the key (the patches, the fragments, the
 # linux-source package version and this script) is unchanged. The source
@@ -74,7 +74,7 @@ if [ "$variant" != unpatched ]; then
 fi
 key=$( {
 	echo "variant=$variant linux-source-6.1=$srcver"
-	cat "${fragments[@]}" "$here/build.sh" "$here/fuzz/futex_fuzz.c"
+	cat "${fragments[@]}" "$here/build.sh"
 	for p in "${patches[@]}"; do
 		basename "$p"
 		cat "$p"
@@ -90,8 +90,7 @@ if ! flock -n 9; then
 fi
 
 if [ "$force" = 0 ] && [ -f "$out/build.key" ] && [ "$(cat "$out/build.key")" = "$key" ] &&
-	[ -f "$out/bzImage" ] && [ -d "$out/selftests/64" ] && [ -d "$out/selftests/32" ] &&
-	[ -x "$out/fuzz/futex_fuzz64" ]; then
+	[ -f "$out/bzImage" ] && [ -d "$out/selftests/64" ] && [ -d "$out/selftests/32" ]; then
 	log "up to date: $out (key ${key:0:12})"
 	exit 0
 fi
@@ -205,15 +204,6 @@ for bits in 64 32; do
 		die "selftests ($bits-bit) failed to build (see $out/selftests-$bits.log)"
 	fi
 	cp "$src/$st/run.sh" "$out/selftests/$bits/"
-done
-
-# --- fuzzer -------------------------------------------------------------------
-mkdir -p "$out/fuzz"
-for bits in 64 32; do
-	log "building futex_fuzz ($bits-bit)"
-	gcc -m"$bits" -O2 -g -Wall -Wextra -Werror -pthread -o "$out/fuzz/futex_fuzz$bits" \
-		"$here/fuzz/futex_fuzz.c" >"$out/fuzz-$bits.log" 2>&1 ||
-		die "futex_fuzz ($bits-bit) failed to build (see $out/fuzz-$bits.log)"
 done
 
 echo "$key" >"$out/build.key"

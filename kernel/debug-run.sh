@@ -6,12 +6,15 @@
 #   image/run-guest.sh --debug -- kernel/debug-run.sh [options]
 #
 #   --selftests 64|32|both|none  the futex selftests (FUTEX2_REQUIRE=1)
-#   --fault SECONDS     fail_futex: the fuzzer for SECONDS with a fraction of
-#                       the futex user-memory accesses failing, once with
+#   --fault SECONDS     fail_futex: the fuzzer (64 and 32-bit side by side)
+#                       for SECONDS with a fraction of the futex user-memory
+#                       accesses of its fuzzing threads failing, once with
 #                       ignore-private N and once with Y, then the selftests
 #                       once with faults (they must finish, their results
 #                       are counted, not judged)
 #   --fuzz SECONDS      futex_fuzz (kernel/fuzz/), 64 and 32-bit side by side
+#   --fuzzer DIR        where futex_fuzz64 and futex_fuzz32 are (default:
+#                       <cache>/kernel/fuzz, built by kernel/run-debug.sh)
 #   --trinity SECONDS   Debian's trinity, the futex family only, as nobody,
 #                       beside the fuzzer
 #   --seed N            seed of the fuzzers (default 1)
@@ -23,7 +26,7 @@ set -u
 # --help: the comment above, and nothing done.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-selftests=both fault=0 fuzz=0 trinity=0 seed=1
+selftests=both fault=0 fuzz=0 trinity=0 seed=1 fuzzer=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--selftests) selftests=$2; shift 2 ;;
@@ -31,10 +34,12 @@ while [ $# -gt 0 ]; do
 	--fuzz) fuzz=$2; shift 2 ;;
 	--trinity) trinity=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
+	--fuzzer) fuzzer=$2; shift 2 ;;
 	*) echo "debug-run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
 kdir=$("$here/build.sh" --print-dir --debug)
+fuzzer=${fuzzer:-$(dirname "$kdir")/fuzz}
 pass=0 fail=0
 result() {	# NAME OK DETAIL
 	if [ "$2" = 0 ]; then
@@ -82,10 +87,12 @@ trinity_run() {
 }
 
 # --- fuzzer -------------------------------------------------------------------
-# Runs futex_fuzz$1 for $2 s; prints its summary; returns its status.
+# Runs futex_fuzz$1 for $2 s (tag $3, more options after); prints its
+# summary; returns its status.
 fuzz_run() {
 	local bits=$1 secs=$2 tag=$3
-	timeout -k 30 $((secs + 180)) "$kdir/fuzz/futex_fuzz$bits" -s "$seed" -t "$secs" -j 4 \
+	shift 3
+	timeout -k 30 $((secs + 180)) "$fuzzer/futex_fuzz$bits" -s "$seed" -t "$secs" -j 4 "$@" \
 		>"/tmp/fuzz-$tag-$bits.out" 2>"/tmp/fuzz-$tag-$bits.err"
 	local rc=$?
 	sed "s/^/[$tag $bits-bit] /" "/tmp/fuzz-$tag-$bits.out"
@@ -133,12 +140,16 @@ if [ "$fault" -gt 0 ]; then
 			echo Y >"$ff/task-filter"
 			echo "$ignore" >"$ff/ignore-private"
 			t0=$(now)
-			(echo 1 >/proc/self/make-it-fail && fuzz_run 64 "$fault" "fault-private$ignore")
-			rc=$?
+			# -f: the fuzzing threads arm make-it-fail themselves (not
+			# glibc's own waits: pthread_join() aborts on -EFAULT)
+			fuzz_run 64 "$fault" "fault-private$ignore" -f & p64=$!
+			fuzz_run 32 "$fault" "fault-private$ignore" -f & p32=$!
+			wait "$p64"; r64=$?
+			wait "$p32"; r32=$?
 			injected=$((budget - $(cat "$ff/times")))
 			echo 0 >"$ff/probability"
-			result "fault-ignore-private-$ignore" "$rc" \
-				"$injected faults injected in $(($(now) - t0)) s; $(grep -h 'unexpected results' "/tmp/fuzz-fault-private$ignore-64.out" | tail -1)"
+			result "fault-ignore-private-$ignore" "$((r64 | r32))" \
+				"$injected faults injected in $(($(now) - t0)) s; 64-bit: $(grep -h 'unexpected results' "/tmp/fuzz-fault-private$ignore-64.out" | tail -1); 32-bit: $(grep -h 'unexpected results' "/tmp/fuzz-fault-private$ignore-32.out" | tail -1)"
 		done
 		# The selftests under faults: they see EFAULT where they expect
 		# success, so they fail; they must end, without a hang or a splat.

@@ -11,7 +11,8 @@
 #                                  600 s, fail_futex 180 s per setting
 #   kernel/run-debug.sh -- ARGS    kernel/debug-run.sh with these ARGS
 #
-# Builds (or reuses) the debug kernel first. The guest run fails on any
+# Builds (or reuses) the debug kernel and builds futex_fuzz
+# (kernel/fuzz/build.sh) into <cache>/kernel/fuzz first. The guest run fails on any
 # kernel report (image/run-guest.sh); a copy of its console is kept in
 # <cache>/kernel/debug-console.log. Needs `scripts/deps.sh kernel`, and
 # `scripts/deps.sh fuzz` for trinity.
@@ -40,6 +41,7 @@ case "${1:-}" in
 esac
 "$here/build.sh" --debug
 cache=$(dirname "$(dirname "$("$here/build.sh" --print-dir --debug)")")
+"$here/fuzz/build.sh" "$cache/kernel/fuzz"
 t0=$(date +%s)
 rc=0
 WINSYNC_GUEST_CONSOLE=$cache/kernel/debug-console.log \

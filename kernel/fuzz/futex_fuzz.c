@@ -5,7 +5,14 @@
  * futex() ops FUTEX_WAKE, FUTEX_WAIT, FUTEX_CMP_REQUEUE and op 31,
  * FUTEX_WAIT_MULTIPLE), run in the QEMU guest on the debug kernel.
  *
- *   futex_fuzz [-s SEED] [-t SECONDS] [-j THREADS] [-v]
+ *   futex_fuzz [-s SEED] [-t SECONDS] [-j THREADS] [-f] [-v]
+ *
+ * -f: fail_futex is armed (its task-filter on): the fuzzing threads and the
+ * children set their own make-it-fail, so injected faults reach only the
+ * calls under test, never glibc's own futex waits (pthread_join() aborts
+ * the process on an -EFAULT), and every call that reaches user memory may
+ * return -EFAULT, also a futex() op with a timeout whose other arguments
+ * are invalid (futex() copies the timeout before the op looks at them).
  *
  * Worker threads call the futex family with random and boundary arguments:
  * every flag bit, every size, misaligned, unmapped, read-only, PROT_NONE and
@@ -85,6 +92,7 @@ static long page;
 
 static volatile int stop;
 static int verbose;
+static int faults;	/* -f: fail_futex injects faults into this thread's calls */
 static int have_op31;
 
 struct worker {
@@ -546,7 +554,7 @@ static void do_op31(struct worker *w)
 			(errno != ENOSYS || (op & FUTEX_CLOCK_REALTIME)) &&
 			(!(n == 0 || n > WAITV_MAX) || errno == EINVAL || errno == ENOSYS ||
 			 /* futex() reads the timeout before the op looks at count */
-			 (errno == EFAULT && (to == none || to == unmapped)));
+			 (errno == EFAULT && to && (faults || to == none || to == unmapped)));
 	note(C_OP31, ret, errno, ok, "op %#x n %u to %p arg %p", op, n, to, arg);
 }
 
@@ -611,10 +619,25 @@ static void one_call(struct worker *w)
 	w->progress++;
 }
 
+/* -f: fail_futex's task-filter injects faults into this thread's calls only */
+static void arm_faults(void)
+{
+	FILE *f;
+
+	if (!faults)
+		return;
+	f = fopen("/proc/thread-self/make-it-fail", "w");
+	if (!f || fputs("1", f) < 0 || fclose(f)) {
+		perror("futex_fuzz: /proc/thread-self/make-it-fail");
+		_exit(2);
+	}
+}
+
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
 
+	arm_faults();
 	while (!stop)
 		one_call(w);
 	return NULL;
@@ -695,6 +718,7 @@ static void child(uint64_t seed)
 	int i, n;
 
 	worker_init(&w, 0, seed);
+	arm_faults();
 	n = 1 + (int)below(&w.rng, 20);
 
 	if (chance(&w.rng, 40)) {
@@ -729,7 +753,7 @@ static void child(uint64_t seed)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: futex_fuzz [-s SEED] [-t SECONDS] [-j THREADS] [-v]\n");
+	fprintf(stderr, "usage: futex_fuzz [-s SEED] [-t SECONDS] [-j THREADS] [-f] [-v]\n");
 	exit(2);
 }
 
@@ -744,11 +768,12 @@ int main(int argc, char **argv)
 	uint64_t *last_progress;
 	int64_t *last_change;
 
-	while ((opt = getopt(argc, argv, "s:t:j:v")) != -1) {
+	while ((opt = getopt(argc, argv, "s:t:j:fv")) != -1) {
 		switch (opt) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 't': seconds = strtol(optarg, NULL, 0); break;
 		case 'j': nworkers = atoi(optarg); break;
+		case 'f': faults = 1; break;
 		case 'v': verbose = 1; break;
 		default: usage();
 		}
@@ -796,8 +821,9 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;	/* no SA_RESTART: an interrupted wait returns EINTR */
 	sigaction(SIGUSR1, &sa, NULL);
 
-	printf("futex_fuzz: seed %llu, %ld s, %d threads, %ld-bit, pid %d\n",
-	       (unsigned long long)seed, seconds, nworkers, (long)(8 * sizeof(long)), getpid());
+	printf("futex_fuzz: seed %llu, %ld s, %d threads, %ld-bit, pid %d%s\n",
+	       (unsigned long long)seed, seconds, nworkers, (long)(8 * sizeof(long)), getpid(),
+	       faults ? ", fail_futex armed for the fuzzing threads" : "");
 	fflush(stdout);
 
 	workers = calloc((size_t)nworkers, sizeof(*workers));
