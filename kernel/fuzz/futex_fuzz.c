@@ -33,6 +33,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -136,6 +138,46 @@ static int chance(uint64_t *s, unsigned int percent)
 	return below(s, 100) < percent;
 }
 
+/*
+ * -f: fail_futex's task-filter injects faults into the calls of the threads
+ * whose make-it-fail is set. Only while they make the calls under test:
+ * glibc's own futex waits (a contended internal lock, pthread_join(), the
+ * lock a thread takes to exit while pthread_kill() holds it) abort the
+ * process on an -EFAULT. Plain system calls on a descriptor opened once, so
+ * that arming and disarming take no glibc lock themselves.
+ */
+static __thread int fail_fd = -1;
+static __thread const char *role = "main thread";
+
+static void set_faults(int on)
+{
+	if (!faults)
+		return;
+	if (fail_fd < 0)
+		fail_fd = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (fail_fd < 0 || pwrite(fail_fd, on ? "1" : "0", 1, 0) != 1) {
+		static const char msg[] = "futex_fuzz: cannot write /proc/thread-self/make-it-fail\n";
+
+		if (write(2, msg, sizeof(msg) - 1) < 0)
+			_exit(2);
+		_exit(2);
+	}
+}
+
+/* Which thread aborted, and where (glibc aborts on futex errors it does not expect) */
+static void on_abort(int sig)
+{
+	char buf[128];
+	void *frames[32];
+	int n = snprintf(buf, sizeof(buf), "futex_fuzz: SIGABRT in the %s, backtrace:\n", role);
+
+	if (n > 0 && write(2, buf, (size_t)n) < 0)
+		_exit(3);
+	backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void note(enum call c, long ret, int err, int ok, const char *fmt, ...)
 {
 	__atomic_fetch_add(&st->calls[c], 1, __ATOMIC_RELAXED);
@@ -145,12 +187,14 @@ static void note(enum call c, long ret, int err, int ok, const char *fmt, ...)
 		va_list ap;
 
 		__atomic_fetch_add(&st->unexpected, 1, __ATOMIC_RELAXED);
+		set_faults(0);	/* stderr's lock */
 		fprintf(stderr, "futex_fuzz: UNEXPECTED %s returned %ld (%s): ", call_name[c], ret,
 			ret < 0 ? strerror(err) : "success");
 		va_start(ap, fmt);
 		vfprintf(stderr, fmt, ap);
 		va_end(ap);
 		fputc('\n', stderr);
+		set_faults(1);
 	}
 }
 
@@ -619,27 +663,18 @@ static void one_call(struct worker *w)
 	w->progress++;
 }
 
-/* -f: fail_futex's task-filter injects faults into this thread's calls only */
-static void arm_faults(void)
-{
-	FILE *f;
-
-	if (!faults)
-		return;
-	f = fopen("/proc/thread-self/make-it-fail", "w");
-	if (!f || fputs("1", f) < 0 || fclose(f)) {
-		perror("futex_fuzz: /proc/thread-self/make-it-fail");
-		_exit(2);
-	}
-}
-
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
+	char name[32];
 
-	arm_faults();
+	snprintf(name, sizeof(name), "worker %d", w->idx);
+	role = name;
+	set_faults(1);
 	while (!stop)
 		one_call(w);
+	set_faults(0);	/* exiting takes a lock that pthread_kill() may hold */
+	role = "exiting worker";
 	return NULL;
 }
 
@@ -669,6 +704,7 @@ static void *kicker_fn(void *arg)
 	int64_t last_sweep = 0;
 
 	(void)arg;
+	role = "kicker";
 	while (!stop) {
 		int64_t t = now_ms();
 		int i;
@@ -718,7 +754,8 @@ static void child(uint64_t seed)
 	int i, n;
 
 	worker_init(&w, 0, seed);
-	arm_faults();
+	role = "child";
+	set_faults(1);
 	n = 1 + (int)below(&w.rng, 20);
 
 	if (chance(&w.rng, 40)) {
@@ -817,6 +854,12 @@ int main(int argc, char **argv)
 		}
 	}
 
+	{
+		void *frame;
+
+		backtrace(&frame, 1);	/* loads libgcc now, not in the handler */
+	}
+	signal(SIGABRT, on_abort);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: an interrupted wait returns EINTR */
 	sigaction(SIGUSR1, &sa, NULL);
