@@ -12,6 +12,7 @@
 #                       ignore-private N and once with Y, then the selftests
 #                       once with faults (they must finish, their results
 #                       are counted, not judged)
+#   --no-fault-selftests  --fault without the selftests
 #   --fuzz SECONDS      futex_fuzz (kernel/fuzz/), 64 and 32-bit side by side
 #   --fuzzer DIR        where futex_fuzz64 and futex_fuzz32 are (default:
 #                       <cache>/kernel/fuzz, built by kernel/run-debug.sh)
@@ -26,11 +27,12 @@ set -u
 # --help: the comment above, and nothing done.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-selftests=both fault=0 fuzz=0 trinity=0 seed=1 fuzzer=""
+selftests=both fault=0 fault_selftests=1 fuzz=0 trinity=0 seed=1 fuzzer=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--selftests) selftests=$2; shift 2 ;;
 	--fault) fault=$2; shift 2 ;;
+	--no-fault-selftests) fault_selftests=0; shift ;;
 	--fuzz) fuzz=$2; shift 2 ;;
 	--trinity) trinity=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
@@ -97,6 +99,8 @@ fuzz_run() {
 	local rc=$?
 	sed "s/^/[$tag $bits-bit] /" "/tmp/fuzz-$tag-$bits.out"
 	head -20 "/tmp/fuzz-$tag-$bits.err" | sed "s/^/[$tag $bits-bit] /"
+	# an abort's thread and backtrace (futex_fuzz's SIGABRT handler)
+	grep -A 24 'SIGABRT in' "/tmp/fuzz-$tag-$bits.err" | sed "s/^/[$tag $bits-bit] /"
 	[ "$rc" = 124 ] && echo "[$tag $bits-bit] futex_fuzz did not finish in time: a hang"
 	return "$rc"
 }
@@ -151,8 +155,10 @@ if [ "$fault" -gt 0 ]; then
 			result "fault-ignore-private-$ignore" "$((r64 | r32))" \
 				"$injected faults injected in $(($(now) - t0)) s; 64-bit: $(grep -h 'unexpected results' "/tmp/fuzz-fault-private$ignore-64.out" | tail -1); 32-bit: $(grep -h 'unexpected results' "/tmp/fuzz-fault-private$ignore-32.out" | tail -1)"
 		done
-		# The selftests under faults: they see EFAULT where they expect
-		# success, so they fail; they must end, without a hang or a splat.
+	fi
+	# The selftests under faults: they see EFAULT where they expect
+	# success, so they fail; they must end, without a hang or a splat.
+	if [ -d "$ff" ] && [ "$fault_selftests" = 1 ]; then
 		echo 20 >"$ff/probability"
 		echo "$budget" >"$ff/times"
 		echo N >"$ff/ignore-private"
