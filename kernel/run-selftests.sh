@@ -19,6 +19,12 @@
 #
 # FUTEX2_REQUIRE=1 in the environment turns "this kernel lacks the feature"
 # from a skip into a failure: set it when the kernel carries the series.
+# WINSYNC_SELFTEST_TIMEOUT=SECONDS limits each program: one still running
+# then has its threads' states printed (state, wchan, the system call it
+# is in) and is killed with SIGKILL; it counts as failed. A task that the
+# kill does not end would hang the run instead (used under fault injection,
+# where a test that gives up after an injected fault may leave its own
+# waiters waiting forever).
 set -u
 # --help: the comment above, and nothing done.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
@@ -47,8 +53,23 @@ echo "$list" | while IFS= read -r cmd; do
 	[ -n "$cmd" ] || continue
 	echo "# ---- ./$cmd"
 	# shellcheck disable=SC2086
-	./$cmd >"$out" 2>&1
+	./$cmd >"$out" 2>&1 &
+	pid=$!
+	if [ -n "${WINSYNC_SELFTEST_TIMEOUT:-}" ]; then
+		(
+			sleep "$WINSYNC_SELFTEST_TIMEOUT"
+			kill -0 "$pid" 2>/dev/null || exit 0
+			echo "# ---- ./$cmd: still running after $WINSYNC_SELFTEST_TIMEOUT s; its threads:"
+			for t in /proc/"$pid"/task/*; do
+				echo "#   tid ${t##*/}: $(sed -n 's/^State:[[:space:]]*//p' "$t/status"), wchan $(cat "$t/wchan" 2>/dev/null), syscall $(cat "$t/syscall" 2>/dev/null)"
+			done
+			kill -KILL "$pid"
+		) &
+		dog=$!
+	fi
+	wait "$pid"
 	rc=$?
+	[ -z "${WINSYNC_SELFTEST_TIMEOUT:-}" ] || { kill "$dog" 2>/dev/null; wait "$dog" 2>/dev/null; }
 	cat "$out"
 	p=$(grep -c '^ok [0-9]* [^#]*$' "$out")
 	s=$(grep -c '^ok [0-9]* .*# SKIP' "$out")
