@@ -338,6 +338,23 @@ struct ws_stats {
 WS_API void ws_stats_read(struct ws_stats *stats);
 
 /*
+ * How this process's critical sections used their lock (the arena's), over
+ * all its arenas: measured only when the environment had
+ * WINSYNC_LOCK_STATS=1 at the first section (each section then reads the
+ * clock twice), else -ENODATA.  Hold times are from a histogram of 8 steps
+ * per power of two.  -EINVAL for a NULL stats.
+ */
+struct ws_lock_stats {
+	uint64_t acquisitions;   /* critical sections entered */
+	uint64_t found_held;     /* of those, how many found the lock held by another thread */
+	uint64_t held_samples;   /* sections whose hold time was measured */
+	uint64_t held_ns_median; /* how long a section held the lock */
+	uint64_t held_ns_p99;
+	uint64_t held_ns_max;
+};
+WS_API int ws_lock_stats_read(struct ws_lock_stats *stats);
+
+/*
  * The futex backend in use: "futex_waitv" (syscall 449) or
  * "futex_wait_multiple" (futex op 31, the fallback for kernels without
  * futex_waitv), or "none" when there is none: the kernel has neither, or

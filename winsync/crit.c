@@ -6,6 +6,7 @@
 #include "fault.h"
 #include "futex.h"
 #include "lock.h"
+#include "lockstats.h"
 #include "os/os.h"
 #include "reap.h"
 #include "record.h"
@@ -52,11 +53,16 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 	/* In a critical section from the first attempt: a suspension waits for the way out. */
 	t->critical++;
 	atomic_signal_fence(memory_order_seq_cst);
+	c->held_since = 0;
+	if (ws_lock_stats_enabled())
+		ws_lock_stats_taking(atomic_load_explicit(lock, memory_order_relaxed) != 0);
 	ret = ws_lock_take(arena, lock, c->self, c->ref, block, &taken_from);
 	if (ret) {
 		leave_unlocked();
 		return ret;
 	}
+	if (ws_lock_stats_enabled())
+		c->held_since = ws_clock_ns(WS_CLOCK_MONOTONIC);
 	ws_stat_add(WS_STAT_LOCKED_CALLS);
 	/* Numbered: a waiter handed its result here returns only once it is over. */
 	atomic_fetch_add_explicit(&arena->header->sections, 1, memory_order_relaxed);
@@ -96,6 +102,8 @@ static void wake_section_waiters(ws_arena *arena)
 
 void ws_crit_leave(struct ws_crit *c)
 {
+	if (c->held_since)
+		ws_lock_stats_released(c->held_since);
 	ws_lock_release(c->arena, c->lock, c->self);
 	if (c->lock == ws_arena_lock(c->arena))
 		wake_section_waiters(c->arena);

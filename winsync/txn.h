@@ -58,6 +58,7 @@ struct ws_crit {
 	uint32_t rearm_count;     /* waiters to wake so that they watch a mutex's new owner */
 	uint32_t rearm[WS_REARM_MAX];
 	int error;                /* first inconsistency found: the transaction is undone */
+	uint64_t held_since;      /* ns the lock was taken, with WINSYNC_LOCK_STATS (lockstats.h) */
 };
 
 enum ws_op {

@@ -146,11 +146,20 @@ static bool run_once(struct row *r, uint64_t n, double *ns_per_op)
 	uint64_t ns = 0;
 	bool ok;
 
+	struct ws_lock_stats before, after;
+	bool counted;
+
 	snprintf(label, sizeof(label), "%s %s", r->who, r->what);
 	current_row = label;
+	counted = ns_per_op && ws_lock_stats_read(&before) == 0;
 	alarm(wd ? wd : 1);
 	ok = r->run(n, &ns);
 	alarm(0);
+	if (counted && ws_lock_stats_read(&after) == 0) {
+		r->lock_takes += after.acquisitions - before.acquisitions;
+		r->lock_held += after.found_held - before.found_held;
+		r->lock_ops += n;
+	}
 	if (ns_per_op)
 		*ns_per_op = (double)ns / (double)n;
 	return ok;
@@ -210,6 +219,10 @@ static void print_group(const struct group *gr)
 			snprintf(ratio, sizeof(ratio), "%.2fx", subject->st.median / r->st.median);
 		printf("    %-*s %10" PRIu64 " %9.1f %9.1f %9.1f %9s/s %8s\n", LABEL_W - 2, label,
 		       r->iters, r->st.median, r->st.min, r->st.max, rate, ratio);
+		if (r->lock_takes)
+			printf("      lock: %.2f acquisitions per op, %.1f %% of them found it held\n",
+			       (double)r->lock_takes / (double)r->lock_ops,
+			       100.0 * (double)r->lock_held / (double)r->lock_takes);
 		if (r->st.max > NOISY_SPREAD * r->st.min)
 			noisy = true;
 	}
@@ -247,6 +260,20 @@ static void json_group(int number, const struct group *gr)
 /* ---- set-up ------------------------------------------------------------- */
 
 /* The objects of the groups that run, in the order of the groups. */
+/* WINSYNC_LOCK_STATS=1: the whole run's lock hold times, and the ceiling they set. */
+static void print_lock_stats(void)
+{
+	struct ws_lock_stats s;
+
+	if (ws_lock_stats_read(&s) || !s.held_samples)
+		return;
+	printf("\n  lock (WINSYNC_LOCK_STATS=1), the whole run: %" PRIu64 " acquisitions, %.1f %% found "
+	       "it held;\n  held median %" PRIu64 " ns, p99 %" PRIu64 " ns, max %" PRIu64 " ns: one "
+	       "lock serves at most %.1f M sections/s\n",
+	       s.acquisitions, 100.0 * (double)s.found_held / (double)s.acquisitions,
+	       s.held_ns_median, s.held_ns_p99, s.held_ns_max, 1e3 / (double)s.held_ns_median);
+}
+
 static int setup(void)
 {
 	for (size_t i = 0; i < NGROUPS; i++)
@@ -507,6 +534,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 
+	print_lock_stats();
 	teardown();
 	json_finish(failures);
 	if (failures) {

@@ -48,6 +48,8 @@ struct row {
 	int done;
 	bool failed;
 	struct bench_stats st;
+	/* With WINSYNC_LOCK_STATS=1: the measured runs' lock acquisitions, found held, ops. */
+	uint64_t lock_takes, lock_held, lock_ops;
 };
 
 struct group {
