@@ -258,6 +258,58 @@ START_TEST(blocked_woken_by_each_index)
 }
 END_TEST
 
+/*
+ * The scan is compiled apart for arena shapes (wait.c: try_any_shaped):
+ * 2^16 slots, every index a slot; 22 index bits for WS_MAX_CAPACITY
+ * slots, one index past the last; and any other (100 slots, 7 bits).
+ * On each: nothing ready times out, the last of 64 is found, the lowest
+ * of two wins, and an index past the slots or a closed handle after a
+ * ready object fails the wait with -EBADF and takes nothing.
+ */
+static const uint32_t shape_capacity[] = { 0, WS_MAX_CAPACITY, 100 };
+
+START_TEST(scan_every_arena_shape)
+{
+	ws_arena *a = NULL;
+	ws_handle e[WS_MAX_WAIT_OBJECTS], dead;
+	uint32_t idx = 99, n = WS_MAX_WAIT_OBJECTS, slots, bits = 0;
+
+	CK_OK(ws_arena_create(NULL, shape_capacity[_i], &a));
+	slots = shape_capacity[_i] ? shape_capacity[_i] : WS_DEFAULT_CAPACITY;
+	while ((1u << bits) < slots)
+		bits++;
+	for (uint32_t i = 0; i < n; i++)
+		e[i] = mk_event(a, false, false);
+	CK_RC(poll_any(a, e, n, 1, &idx), -ETIMEDOUT);
+	CK_OK(ws_event_set(a, e[n - 1], NULL));
+	CK_OK(poll_any(a, e, n, 1, &idx));
+	ck_assert_uint_eq(idx, n - 1);
+	CK_OK(ws_event_set(a, e[n - 1], NULL));
+	CK_OK(ws_event_set(a, e[0], NULL));
+	CK_OK(poll_any(a, e, n, 1, &idx));
+	ck_assert_uint_eq(idx, 0);
+	ck_assert(ev_signaled(a, e[n - 1]));
+
+	/* Index `slots` names no slot when the index bits allow it; a closed handle no object. */
+	dead = mk_event(a, false, false);
+	CK_OK(ws_close(a, dead));
+	CK_OK(ws_event_set(a, e[0], NULL));
+	for (int k = 0; k < 2; k++) {
+		ws_handle saved = e[n - 1];
+
+		if (k == 0 && slots == 1u << bits)
+			continue; /* every index is a slot */
+		e[n - 1] = k == 0 ? (1u << bits) | slots : dead;
+		idx = 99;
+		CK_RC(poll_any(a, e, n, 1, &idx), -EBADF);
+		ck_assert_uint_eq(idx, 99);
+		e[n - 1] = saved;
+		ck_assert(ev_signaled(a, e[0]));
+	}
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("wait_any");
@@ -274,6 +326,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, timeout_acquires_nothing);
 	tcase_add_test(tc, index_set_on_success);
 	tcase_add_test(tc, blocked_woken_by_each_index);
+	tcase_add_loop_test(tc, scan_every_arena_shape, 0,
+			    (int)(sizeof(shape_capacity) / sizeof(shape_capacity[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }
