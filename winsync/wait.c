@@ -4,11 +4,12 @@
  *
  * A wait_any first scans its objects without the lock and takes the first
  * ready one with a compare-exchange of its head: the uncontended path, no
- * system call.  The scan reads the heads before the chosen one twice, around
- * the chosen one's: unchanged (their stamps say so: layout.h), they were all
- * not ready when the chosen one was read, and the compare-exchange succeeds
- * only if that one has not changed since either.  So the wait takes effect
- * at that read, one instant, as NT's does.  Otherwise (and for every wait_all) it enters the critical
+ * system call.  The scan reads the heads before the chosen one twice, the
+ * second time after all of the first look: unchanged (their stamps say so:
+ * layout.h), they were all not ready at the end of the first look, when the
+ * chosen one was ready, and the compare-exchange succeeds only if that one
+ * has not changed since.  So the wait takes effect at one instant, as NT's
+ * does.  Otherwise (and for every wait_all) it enters the critical
  * section, locks its objects, and either acquires there or queues an entry
  * on each and sleeps on its record's own `wake` word until a signaler hands
  * it an object (queue.h) or its deadline passes, when it gives up without
@@ -102,10 +103,10 @@ _Static_assert((WS_TYPE_SEM & 1) && (WS_TYPE_EVENT & 1) && !(WS_TYPE_MUTEX & 1),
 #define IDLE_KEY_MASK \
 	((uint64_t)(WS_HEAD_GEN_MASK | WS_HEAD_LOCKED | TYPE_SEM_OR_EVENT) << 32 | 0xffffffffu)
 
-/* Acquire loads: the second look at the heads must come after the first (wait.c's top). */
+/* Relaxed: the scan only chooses; fences order its two looks (unchanged()). */
 static inline uint64_t view_head(struct scan_view v, uint32_t slot)
 {
-	return atomic_load_explicit(&v.objects[slot].head, memory_order_acquire);
+	return atomic_load_explicit(&v.objects[slot].head, memory_order_relaxed);
 }
 
 /*
@@ -135,6 +136,8 @@ static inline uint32_t skip_idle(struct scan_view v, const ws_handle *handles, u
 static inline bool unchanged(struct scan_view v, const ws_handle *handles, const uint64_t *seen,
 			     uint32_t n)
 {
+	/* Every read of the first look (the chosen head's last) before any of this one. */
+	atomic_thread_fence(memory_order_acquire);
 	for (uint32_t i = 0; i < n; i++)
 		if (view_head(v, handles[i] & v.index_mask) != seen[i])
 			return false;
