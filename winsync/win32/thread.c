@@ -4,9 +4,12 @@
  *
  * A thread handle stands for a manual-reset event that is set when the
  * thread ends.  Each thread keeps the list of mutexes it has acquired and
- * not yet fully released; when it ends it abandons each one it still owns
- * (ws_mutex_kill), before its handle is signaled, so whoever waited for the
- * thread finds the mutexes abandoned already.
+ * not yet fully released; when it ends still owning one, it abandons all
+ * its owner id holds in one critical section (ws_owner_died), as NT's
+ * thread end abandons them in one step (one ws_mutex_kill each let another
+ * thread take the first abandoned and find the next still owned), before
+ * its handle is signaled, so whoever waited for the thread finds the
+ * mutexes abandoned already.
  *
  * Under Wine the handle is signaled when the OS thread has really ended
  * (kernel32.c), as a Windows thread handle is, not when the start routine
@@ -88,8 +91,8 @@ void ws32_thread_exit(struct ws32_tls *tls)
 
 	if (!tls || !arena)
 		return;
-	for (uint32_t i = 0; i < tls->owned_count; i++)
-		ws_mutex_kill(arena, tls->owned[i], tls->id);
+	if (tls->owned_count)
+		ws_owner_died(arena, tls->id);
 	free(tls->owned);
 	tls->owned = NULL;
 	tls->owned_count = tls->owned_capacity = 0;
