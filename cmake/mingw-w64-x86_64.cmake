@@ -2,19 +2,6 @@
 # Cross-compiling for 64-bit Windows with Debian's mingw-w64
 # (gcc-mingw-w64-x86-64): winsync.dll and the Windows demo programs, which
 # run under Wine.  cmake -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake
-set(CMAKE_SYSTEM_NAME Windows)
 set(CMAKE_SYSTEM_PROCESSOR x86_64)
-
 set(WINSYNC_MINGW_TRIPLET x86_64-w64-mingw32)
-find_program(CMAKE_C_COMPILER NAMES ${WINSYNC_MINGW_TRIPLET}-gcc REQUIRED)
-find_program(CMAKE_RC_COMPILER NAMES ${WINSYNC_MINGW_TRIPLET}-windres)
-
-set(CMAKE_FIND_ROOT_PATH /usr/${WINSYNC_MINGW_TRIPLET})
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
-
-# No libgcc DLL to ship next to the programs.
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-static-libgcc")
-set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static-libgcc")
+include(${CMAKE_CURRENT_LIST_DIR}/mingw-w64.cmake)
