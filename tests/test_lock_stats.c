@@ -17,6 +17,16 @@
 #define POLLS 20000
 #define THREADS 4
 
+/* The child's environment (NULL: unset), then an arena and an event nobody sets: 0 or -1. */
+static int child_setup(const char *lock_stats, ws_arena **a, ws_handle *e)
+{
+	if (lock_stats)
+		setenv("WINSYNC_LOCK_STATS", lock_stats, 1);
+	else
+		unsetenv("WINSYNC_LOCK_STATS");
+	return ws_arena_create(NULL, 64, a) || ws_event_create(*a, false, false, e) ? -1 : 0;
+}
+
 /* Each returns 0 if every check held, else the number of the one that failed. */
 static int off_child(void *arg)
 {
@@ -25,8 +35,7 @@ static int off_child(void *arg)
 	ws_handle e;
 
 	(void)arg;
-	unsetenv("WINSYNC_LOCK_STATS");
-	if (ws_arena_create(NULL, 64, &a) || ws_event_create(a, false, false, &e))
+	if (child_setup(NULL, &a, &e))
 		return 1;
 	if (poll_one(a, e, 7) != -ETIMEDOUT)
 		return 2;
@@ -45,8 +54,7 @@ static int exact_child(void *arg)
 	ws_handle e;
 
 	(void)arg;
-	setenv("WINSYNC_LOCK_STATS", "1", 1);
-	if (ws_arena_create(NULL, 64, &a) || ws_event_create(a, false, false, &e))
+	if (child_setup("1", &a, &e))
 		return 1;
 	if (poll_one(a, e, 7) != -ETIMEDOUT || ws_lock_stats_read(&before))
 		return 2;
@@ -101,8 +109,7 @@ static int contended_child(void *arg)
 	ws_handle e;
 
 	(void)arg;
-	setenv("WINSYNC_LOCK_STATS", "1", 1);
-	if (ws_arena_create(NULL, 64, &a) || ws_event_create(a, false, false, &e))
+	if (child_setup("1", &a, &e))
 		return 1;
 	for (int i = 0; i < THREADS; i++) {
 		p[i] = (struct poller){ .a = a, .e = e, .owner = 10 + (uint32_t)i };
