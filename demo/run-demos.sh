@@ -8,6 +8,8 @@
 #       Wine with the winsync backend (wine/build.sh, wine/run.sh --on)
 #   (a32), (b32): (a) and (b) built for 32-bit Windows (i686, a 32-bit
 #       winsync.dll), under Wine's 32-bit side
+#   (d32) with --hybrid: (a32) on Wine with the winsync backend, a 32-bit
+#       process on the 32-bit side of wine/build.sh's tree
 # The deterministic demos must print byte-identical output in all of them, and
 # the same as demo/expected/<demo>.txt; the benchmark prints one table.
 # Also checks that winsync.dll refuses cleanly when its Wine check fails, and
@@ -70,9 +72,10 @@ prefix="${prefix:-$(ws_cache_dir)/wineprefix}"
 demos=(prodcons workers philosophers abandon pulse semantics)
 where="host"
 grep -qs 'winsync.job=' /proc/cmdline && where="QEMU guest"
-# The 32-bit variants (a32), (b32): on the host; in the guest only with
-# WINSYNC_DEMOS_32=1 (under TCG they would add about 40% to a run that
-# already takes 14 to 20 minutes).
+# The 32-bit variants (a32), (b32), (d32) of the deterministic demos: on the
+# host; in the guest only with WINSYNC_DEMOS_32=1 (under TCG they would add
+# about 40% to a run that already takes 14 to 20 minutes).  The benchmark's
+# (a32) and (d32) run everywhere with --hybrid: its table has their columns.
 with32=1
 [[ $where == "QEMU guest" && ${WINSYNC_DEMOS_32:-0} != 1 ]] && with32=0
 where="$where, Linux $(uname -r)"
@@ -133,10 +136,11 @@ need() {
 }
 
 # (d): Wine's own ntdll and wineserver with the winsync backend (wine/run.sh).
+# A 32-bit program there loads the 32-bit library (test_mixed's i386 build).
 run_hybrid() {
   local stdout="$1"; shift
-  timeout 900 "$here/../wine/run.sh" --on --stats --persist --lib "$build/winsync/libwinsync.so.0" -- "$@" \
-    </dev/null >"$stdout" 2>"$stdout.err"
+  timeout 900 "$here/../wine/run.sh" --on --stats --persist --lib "$build/winsync/libwinsync.so.0" \
+    --lib32 "$build/tests/peer32/winsync/libwinsync.so.0" -- "$@" </dev/null >"$stdout" 2>"$stdout.err"
 }
 
 if [[ $mode == prefix ]]; then
@@ -344,7 +348,7 @@ if [[ $mode == check ]]; then
 fi
 
 if [[ $hybrid == 1 ]]; then
-  echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native, (d) kernel32 on Wine + winsync, (a32) (b32) 32-bit"
+  echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native, (d) kernel32 on Wine + winsync, (a32) (b32) (d32) 32-bit"
 else
   echo "-- deterministic demos: (a) kernel32, (b) winsync.dll, (c) native, (a32) (b32) 32-bit"
 fi
@@ -356,7 +360,10 @@ for demo in "${demos[@]}"; do
     if [[ $with32 == 1 ]]; then
       variant "$demo" a32 wine "$mingw32/$demo-kernel32.exe" &&
         variant "$demo" b32 wine "$mingw32/$demo-winsync.exe" &&
-        files32=("$out/$demo.a32.txt" "$out/$demo.b32.txt")
+        files32=("$out/$demo.a32.txt" "$out/$demo.b32.txt") &&
+        if [[ $hybrid == 1 ]]; then
+          variant "$demo" d32 hybrid "$mingw32/$demo-kernel32.exe" && files32+=("$out/$demo.d32.txt")
+        fi
     fi &&
     if [[ $hybrid == 1 ]]; then
       variant "$demo" d hybrid "$mingw/$demo-kernel32.exe" &&
@@ -375,6 +382,16 @@ if [[ $hybrid == 1 ]]; then
   else
     fail "(d)" "no sync call was served in process: the winsync backend was not in use"
   fi
+  # (d32): each 32-bit program's own process (its id is on its counters' line)
+  if [[ $with32 == 1 ]]; then
+    calls=$(for demo in "${demos[@]}"; do cat "$out/$demo.d32.txt.err"; done 2>/dev/null |
+      awk '/^winsync: process .* calls in process/ {s += $4} END {print s + 0}')
+    if [[ $calls -gt 0 ]]; then
+      pass "(d32)" "32-bit kernel32 programs on the winsync backend: $calls sync calls served in process"
+    else
+      fail "(d32)" "no sync call of a 32-bit program was served in process: the backend was not in use"
+    fi
+  fi
 fi
 fallback_backend
 check_imports
@@ -384,12 +401,17 @@ thread_end
 
 echo "-- benchmark (median of 3 rounds of $bench_ms ms)"
 a="$out/bench.a.txt" b="$out/bench.b.txt" c="$out/bench.c.txt" d="$out/bench.d.txt"
+a32="$out/bench.a32.txt" b32="$out/bench.b32.txt" d32="$out/bench.d32.txt"
+rm -f "$a32" "$d32"
 files=("$a" "$b" "$c")
-[[ $hybrid == 1 ]] && files+=("$d")
+# with --hybrid: (d), and the 32-bit kernel32 program on stock Wine and on the backend
+[[ $hybrid == 1 ]] && files+=("$d" "$a32" "$d32")
 variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
   variant bench b wine "$mingw/bench-winsync.exe" "$bench_ms" &&
   variant bench c native "$native/bench" "$bench_ms" &&
-  { [[ $hybrid == 0 ]] || variant bench d hybrid "$mingw/bench-kernel32.exe" "$bench_ms"; } && {
+  { [[ $hybrid == 0 ]] || { variant bench d hybrid "$mingw/bench-kernel32.exe" "$bench_ms" &&
+    variant bench a32 wine "$mingw32/bench-kernel32.exe" "$bench_ms" &&
+    variant bench d32 hybrid "$mingw32/bench-kernel32.exe" "$bench_ms"; }; } && {
   awk -v where="$where" -v hybrid="$hybrid" '
     FNR == 1 { file++ }
     $1 == "bench" { ops[file, $2] = $3; if (file == 1) names[++n] = $2 }
@@ -398,12 +420,14 @@ variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
     END {
       printf "operations per second (%s)\n", where
       if (hybrid) {
-        printf "%-13s %13s %16s %11s %26s %8s %8s %8s\n", "test", "(a) kernel32", "(b) winsync.dll", "(c) native",
-          "(d) kernel32 on Wine+winsync", "(b)/(a)", "(c)/(a)", "(d)/(a)"
+        printf "%-13s %13s %16s %11s %26s %8s %8s %8s %16s %33s %12s\n", "test", "(a) kernel32", "(b) winsync.dll",
+          "(c) native", "(d) kernel32 on Wine+winsync", "(b)/(a)", "(c)/(a)", "(d)/(a)", "(a32) kernel32",
+          "(d32) 32-bit kernel32 on Wine+winsync", "(d32)/(a32)"
         for (i = 1; i <= n; i++) {
           t = names[i]
-          printf "%-13s %13s %16s %11s %26s %8s %8s %8s\n", t, fmt(ops[1, t]), fmt(ops[2, t]), fmt(ops[3, t]),
-            fmt(ops[4, t]), ratio(ops[2, t], ops[1, t]), ratio(ops[3, t], ops[1, t]), ratio(ops[4, t], ops[1, t])
+          printf "%-13s %13s %16s %11s %26s %8s %8s %8s %16s %33s %12s\n", t, fmt(ops[1, t]), fmt(ops[2, t]),
+            fmt(ops[3, t]), fmt(ops[4, t]), ratio(ops[2, t], ops[1, t]), ratio(ops[3, t], ops[1, t]),
+            ratio(ops[4, t], ops[1, t]), fmt(ops[5, t]), fmt(ops[6, t]), ratio(ops[6, t], ops[5, t])
         }
       } else {
         printf "%-13s %15s %17s %14s %9s %9s\n", "test", "(a) kernel32", "(b) winsync.dll", "(c) native", "(b)/(a)", "(c)/(a)"
@@ -423,8 +447,8 @@ variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
 
 # The 32-bit programs: their own table, beside (b) of the one above.
 [[ $with32 == 1 ]] && echo "-- benchmark, 32-bit programs (median of 3 rounds of $bench_ms ms)"
-a32="$out/bench.a32.txt" b32="$out/bench.b32.txt"
-[[ $with32 == 1 ]] && variant bench a32 wine "$mingw32/bench-kernel32.exe" "$bench_ms" &&
+# (a32) ran already with --hybrid
+[[ $with32 == 1 ]] && { [[ $hybrid == 1 && -s $a32 ]] || variant bench a32 wine "$mingw32/bench-kernel32.exe" "$bench_ms"; } &&
   variant bench b32 wine "$mingw32/bench-winsync.exe" "$bench_ms" && {
   awk -v where="$where" '
     FNR == 1 { file++ }

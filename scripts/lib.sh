@@ -24,7 +24,8 @@
 # ntdll/server from Debian's source), docs (man page checks, the examples),
 # package (the Debian packages: dpkg-buildpackage, debhelper, lintian),
 # i386 (32-bit programs: gcc -m32, Check for i386, the i686 mingw-w64 compiler
-# for the 32-bit winsync.dll and Wine's 32-bit side to run it; ws_install adds
+# for the 32-bit winsync.dll and Wine's 32-bit side to run it; wine/build.sh's
+# 32-bit ntdll and loader need gcc -m32 and the i686 compiler; ws_install adds
 # dpkg's i386 architecture first when a group names an :i386 package),
 # fuzz (trinity, for kernel/run-debug.sh --long).
 

@@ -7,6 +7,8 @@
 #   wine/compare-tests.sh [options] --program EXE [ARG...]
 #     --runs N      runs per mode, alternating off and on (default 1)
 #     --lib FILE    libwinsync.so.0 for the backend (see wine/run.sh)
+#     --lib32 FILE  the 32-bit one (see wine/run.sh)
+#     --arch ARCH   x86_64 (the default) or i386: the unit's 32-bit program
 #     --out DIR     where the output goes (default: a temporary directory)
 #     --timeout S   per run (default 900)
 #
@@ -31,7 +33,7 @@ out=""
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--runs) runs=$2; shift 2 ;;
-	--lib | --timeout) pass+=("$1" "$2"); shift 2 ;;
+	--lib | --lib32 | --arch | --timeout) pass+=("$1" "$2"); shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--program) break ;;
 	-h | --help) sed -n '3,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;

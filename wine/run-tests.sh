@@ -7,10 +7,14 @@
 #   wine/run-tests.sh [options] --program EXE [ARG...]
 #     MODULE UNIT   kernel32 sync, kernel32 thread, ntdll sync, ntdll om, ...
 #                   (the program MODULE_test.exe of the hybrid tree)
+#     --arch ARCH   x86_64 (the default) or i386: the 32-bit build of
+#                   MODULE_test.exe (the tree's wow32/tests), run as a 32-bit
+#                   process; its output and lines files are named *-i386-*
 #     --program EXE another test program that ends with "N passed, N failed"
 #                   (wine/tests/backend.c)
 #     --on          WINEWINSYNC=1 (the default); --off: stock behaviour
 #     --lib FILE    libwinsync.so.0 for --on (see wine/run.sh)
+#     --lib32 FILE  the 32-bit one (see wine/run.sh)
 #     --out DIR     where the output goes (default: a temporary directory)
 #     --lines FILE  write the failures' source lines ("sock.c:6667"), one per
 #                   line, sorted, plus "<no summary>" or "<status N>" when the
@@ -20,6 +24,10 @@
 #                   in-process calls (wine/compare-tests.sh judges instead)
 #     --counters N  with --on, exactly N processes must print the backend's
 #                   counters at their exit (wine/tests/killed.c)
+#     --claims      with --on, each line "mixed: process P: W waits, S signals
+#                   on shared objects" of the program's output needs process
+#                   P's counters to show at least W waits and S signals served
+#                   in process (wine/tests/mixed.c)
 #
 # Passes when the program exits with 0 and every process of the test
 # reports its tests with 0 failures.  The run has WINEWINSYNC_STATS=1:
@@ -39,11 +47,16 @@ lines=""
 limit=900
 check=1
 counters=""
+claims=0
+arch=x86_64
 while [[ $# -gt 0 ]]; do
 	case "$1" in
 	--on) mode=on; shift ;;
 	--off) mode=off; shift ;;
-	--lib) lib_args=(--lib "$2"); shift 2 ;;
+	--lib) lib_args+=(--lib "$2"); shift 2 ;;
+	--lib32) lib_args+=(--lib32 "$2"); shift 2 ;;
+	--arch) arch=$2; shift 2 ;;
+	--claims) claims=1; shift ;;
 	--out) out=$2; shift 2 ;;
 	--lines) lines=$2; shift 2 ;;
 	--timeout) limit=$2; shift 2 ;;
@@ -61,13 +74,19 @@ if [[ -n $program ]]; then
 else
 	[[ $# -eq 2 ]] || { echo "usage: run-tests.sh [--on|--off] [--lib FILE] MODULE UNIT" >&2; exit 2; }
 	module=$1 unit=$2
-	exe=$("$here/build.sh" --print-dir)/tests/${module}_test.exe
+	case $arch in
+	x86_64) exe=$("$here/build.sh" --print-dir)/tests/${module}_test.exe ;;
+	i386) exe=$("$here/build.sh" --print-dir)/wow32/tests/${module}_test.exe ;;
+	*) echo "run-tests.sh: unknown --arch $arch (x86_64 or i386)" >&2; exit 2 ;;
+	esac
 	args=("$unit")
 fi
 [[ -f $exe ]] || { echo "run-tests.sh: no $exe: run wine/build.sh first" >&2; exit 2; }
 [[ -n $out ]] || out=$(mktemp -d "${TMPDIR:-/tmp}/wine-tests.XXXXXX")
 mkdir -p "$out"
-log=$out/$module${unit:+-$unit}-$mode.log
+suffix=""
+[[ $arch == x86_64 ]] || suffix=-$arch
+log=$out/$module${unit:+-$unit}$suffix-$mode.log
 
 status=0
 timeout "$limit" "$here/run.sh" --"$mode" "${lib_args[@]}" --stats -- "$exe" "${args[@]}" >"$log" 2>&1 || status=$?
@@ -101,7 +120,7 @@ stats=$(awk '/^winsync: process [0-9a-f]+: [0-9]+ calls in process/ {
 	END { printf "%d %d %d\n", lines, calls, fb }' "$log")
 read -r stat_lines calls fallbacks <<<"$stats"
 
-line="$module${unit:+ $unit} (winsync $mode): $executed tests executed, $failures failures, $skipped skipped, $todo todo"
+line="$module${unit:+ $unit}${suffix:+ (32-bit)} (winsync $mode): $executed tests executed, $failures failures, $skipped skipped, $todo todo"
 [[ $mode == on ]] && line="$line; in process: $calls calls in $stat_lines processes, $fallbacks fallbacks to the server"
 echo "$line"
 
@@ -138,3 +157,22 @@ fi
 [[ $mode == off || $calls -gt 0 ]] || fail "no call was served in process: the backend was not in use"
 [[ $mode == off || -z $counters || $stat_lines -eq $counters ]] ||
 	fail "$stat_lines processes printed the backend's counters at exit, not $counters"
+if [[ $mode == on && $claims == 1 ]]; then
+	# "mixed: process 00f4: 4 waits, 1 signals on shared objects" against
+	# "winsync: process 00f4: 7 calls in process (3 signals, 0 queries, 4 waits), ..."
+	short=$(awk '{ sub(/\r$/, "") }
+		/^mixed: process [0-9a-f]+: [0-9]+ waits, [0-9]+ signals/ { n++; w[$3] = $4; s[$3] = $6 }
+		/^winsync: process [0-9a-f]+: [0-9]+ calls in process/ {
+			got_s[$3] = substr($8, 2); got_w[$3] = $12 }
+		END {
+			if (!n) print "no claims in the output"
+			for (p in w) {
+				if (!(p in got_w)) printf "process %s printed no counters\n", p
+				else if (got_w[p] < w[p] || got_s[p] < s[p])
+					printf "process %s: %d waits, %d signals in process, fewer than its %d, %d\n",
+					       p, got_w[p], got_s[p], w[p], s[p]
+			}
+		}' "$log")
+	[[ -z $short ]] || fail "not served in process: $short"
+	echo "claims: $(grep -c '^mixed: process' "$log") processes served their shared-object calls in process"
+fi

@@ -10,6 +10,9 @@
 #                    prefix-off; created when missing, about 10 s)
 #     --lib FILE     libwinsync.so.0 to load (default: $WINEWINSYNC_LIBRARY,
 #                    else build/default/winsync/libwinsync.so.0)
+#     --lib32 FILE   the 32-bit libwinsync.so.0 that 32-bit processes load
+#                    (default: $WINEWINSYNC_LIBRARY32, else the i386 build
+#                    beside --lib: <build>/tests/peer32/winsync/libwinsync.so.0)
 #     --tree DIR     the hybrid tree (default: wine/build.sh --print-dir)
 #     --stats        print the backend's counters of every process at its end
 #                    (WINEWINSYNC_STATS=1) on stderr
@@ -19,7 +22,10 @@
 #                    runs in one mode; --kill stops it
 #     --kill         only stop the prefix's wineserver
 #
-# PROGRAM is a Windows program (path on the host) or a Wine program name.
+# PROGRAM is a Windows program (path on the host) or a Wine program name,
+# 64-bit or 32-bit: the tree's loader/wine64 runs 64-bit programs and starts
+# the 32-bit tree's loader (wow32/, Wine 8's classic WoW64) for 32-bit ones,
+# both on the same wineserver and arena.
 # The output goes where run.sh's goes; the exit status is the program's.
 # The backend's mode belongs to the wineserver, which the first process of
 # a prefix starts: on and off use different prefixes, and run.sh waits for
@@ -34,6 +40,7 @@ source "$repo/scripts/lib.sh"
 mode=on
 prefix=""
 lib="${WINEWINSYNC_LIBRARY:-}"
+lib32="${WINEWINSYNC_LIBRARY32:-}"
 tree=""
 stats=0
 prefix_only=0
@@ -45,6 +52,7 @@ while [[ $# -gt 0 ]]; do
 	--off) mode=off; shift ;;
 	--prefix) prefix=$2; shift 2 ;;
 	--lib) lib=$2; shift 2 ;;
+	--lib32) lib32=$2; shift 2 ;;
 	--tree) tree=$2; shift 2 ;;
 	--stats) stats=1; shift ;;
 	--prefix-only) prefix_only=1; shift ;;
@@ -66,7 +74,8 @@ tree=${tree:-$("$here/build.sh" --print-dir)}
 prefix=${prefix:-$cache/prefix-$mode}
 
 export WINEPREFIX=$prefix
-export WINEDLLPATH=/usr/lib/x86_64-linux-gnu/wine
+# each ntdll looks for <dir>/<arch>-windows/NAME.dll: the 64-bit and the 32-bit DLLs
+export WINEDLLPATH=/usr/lib/x86_64-linux-gnu/wine:/usr/lib/i386-linux-gnu/wine
 export WINEDEBUG=${WINEDEBUG:--all}
 export WINEDLLOVERRIDES=${WINEDLLOVERRIDES:-mscoree,mshtml=}
 # CI runs without HOME; Wine wants one.
@@ -79,8 +88,15 @@ if [[ $mode == on ]]; then
 	# name would not load there, and the backend would quietly stay off.
 	lib=$(realpath "$lib")
 	export WINEWINSYNC=1 WINEWINSYNC_LIBRARY=$lib
+	# 32-bit processes load their own; without it they run as in stock Wine
+	lib32=${lib32:-$(dirname "$(dirname "$lib")")/tests/peer32/winsync/libwinsync.so.0}
+	if [[ -f $lib32 ]]; then
+		export WINEWINSYNC_LIBRARY32=$(realpath "$lib32")
+	else
+		unset WINEWINSYNC_LIBRARY32
+	fi
 else
-	unset WINEWINSYNC WINEWINSYNC_LIBRARY
+	unset WINEWINSYNC WINEWINSYNC_LIBRARY WINEWINSYNC_LIBRARY32
 fi
 if [[ $stats == 1 ]]; then export WINEWINSYNC_STATS=1; else unset WINEWINSYNC_STATS; fi
 wine=$tree/loader/wine64
@@ -90,11 +106,15 @@ if [[ $kill == 1 ]]; then
 	exit 0
 fi
 
-if [[ ! -f $prefix/system.reg ]]; then
+# A prefix is ready when wineboot made it with both sides: one made before
+# the tree had its 32-bit side has an empty syswow64, where no 32-bit
+# program starts, and is made again.
+ready() { [[ -f $prefix/system.reg && -f $prefix/drive_c/windows/syswow64/kernel32.dll ]]; }
+if ! ready; then
 	mkdir -p "$(dirname "$prefix")"
 	exec 8>"$prefix.lock"
 	flock 8
-	if [[ ! -f $prefix/system.reg ]]; then
+	if ! ready; then
 		# Built aside and renamed into place: an interrupted run leaves no half prefix.
 		rm -rf "$prefix.new"
 		start=$(date +%s)

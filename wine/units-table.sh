@@ -3,7 +3,10 @@
 # Runs the units of wine/units.txt with the winsync backend off and on
 # (wine/compare-tests.sh each) and prints the off/on table of wine/README.md.
 #
-#   wine/units-table.sh [--lib FILE] [--out DIR] [--sets LIST] [--runs N] [--timeout S] [MODULE...]
+#   wine/units-table.sh [--lib FILE] [--arch i386 [--lib32 FILE]] [--out DIR] [--sets LIST]
+#                       [--runs N] [--timeout S] [MODULE...]
+#     --arch i386   the units' 32-bit programs (the tree's wow32/tests: kernel32
+#                   and ntdll, the default MODULEs then), as 32-bit processes
 #     --sets LIST   comma-separated sets of units.txt (default exact,ci,full)
 #     --timeout S   per run of a unit (default: wine/compare-tests.sh's)
 #     --runs N      runs per mode for every unit (default: units.txt's column)
@@ -20,9 +23,11 @@ pass=()
 out=""
 sets=exact,ci,full
 runs=""
+arch=x86_64
 while [[ $# -gt 0 ]]; do
 	case "$1" in
-	--lib) pass+=(--lib "$2"); shift 2 ;;
+	--lib | --lib32) pass+=("$1" "$2"); shift 2 ;;
+	--arch) pass+=("$1" "$2"); arch=$2; shift 2 ;;
 	--timeout) pass+=(--timeout "$2"); shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--sets) sets=$2; shift 2 ;;
@@ -33,6 +38,8 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 modules=" $* "
+# wine/build.sh builds the 32-bit programs of these modules only
+[[ $arch == x86_64 || $modules != "  " ]] || modules=" kernel32 ntdll "
 [[ -n $out ]] || out=$(mktemp -d "${TMPDIR:-/tmp}/wine-units.XXXXXX")
 mkdir -p "$out"
 
