@@ -5,9 +5,10 @@
  * thread pool, whose wait and timer threads turn every timeout into an
  * absolute one (RegisterWaitForSingleObject, SetThreadpoolWait,
  * SetThreadpoolTimer).  A 200 ms timeout must fire no earlier than 200 ms
- * and at most LATE_MS later (the median of TRIES tries); a past time polls;
- * a far time does not end a wait that a signal ends; a time before 1970
- * (which the patch clamps) is past too.
+ * and at most LATE_MS later (the median of TRIES tries), relative timeouts
+ * too; a past time polls; a far time does not end a wait that a signal ends,
+ * nor do times past 2038 and relative ones of centuries (patch 0008 clamps
+ * them); a time before 1970 (which the patch clamps) is past too.
  * Prints one line per check, the measured figures, and "N passed, N
  * failed"; exits with the number of failures.  Run by CTest (wine-deadline-
  * off/on) through wine/run-tests.sh.
@@ -108,6 +109,18 @@ static void test_nt_wait(HANDLE event)
 	}
 	check_times("NtWaitForSingleObject, absolute", ms, TRIES, timed_out);
 
+	/* relative: a deadline that lost its fraction of a second (patch 0008: the
+	 * 32-bit time_t of the library against Wine's 64-bit one) fires early */
+	timed_out = 1;
+	for (i = 0; i < TRIES; i++) {
+		when.QuadPart = -(LONGLONG)TIMEOUT_MS * 10000;
+		t0 = now_ms();
+		ret = pNtWaitForSingleObject(event, FALSE, &when);
+		ms[i] = now_ms() - t0;
+		timed_out &= ret == STATUS_TIMEOUT;
+	}
+	check_times("NtWaitForSingleObject, relative", ms, TRIES, timed_out);
+
 	when.QuadPart = system_time_in(-1000);
 	t0 = now_ms();
 	ret = pNtWaitForSingleObject(event, FALSE, &when);
@@ -136,6 +149,31 @@ static void test_nt_wait(HANDLE event)
 	WaitForSingleObject(thread, INFINITE);
 	CloseHandle(thread);
 	ResetEvent(event);
+
+	/* times past what a 32-bit time_t holds (2038), absolute and relative: they
+	 * must not wrap to a past deadline (patch 0008 clamps them) */
+	{
+		static const LONGLONG distant[] = {
+			154000000000000000LL,   /* 2089 */
+			0x7ffffffffffffff0LL,   /* the largest but TIMEOUT_INFINITE */
+			-0x0100000000000000LL,  /* 2,283 years */
+			-0x7ffffffffffffff0LL,
+		};
+
+		for (i = 0; i < (int)(sizeof(distant) / sizeof(distant[0])); i++) {
+			thread = CreateThread(NULL, 0, set_later, (void *)(ULONG_PTR)100, 0, NULL);
+			when.QuadPart = distant[i];
+			t0 = now_ms();
+			ret = pNtWaitForSingleObject(event, FALSE, &when);
+			t0 = now_ms() - t0;
+			snprintf(line, sizeof(line), "a signal ends a wait with the timeout %#llx (status %#lx, %.1f ms)",
+				 (unsigned long long)distant[i], (unsigned long)ret, t0);
+			check(ret == STATUS_WAIT_0 && t0 >= 100 - EARLY_MS && t0 < 5000, line);
+			WaitForSingleObject(thread, INFINITE);
+			CloseHandle(thread);
+			ResetEvent(event);
+		}
+	}
 }
 
 /* --- the thread pool --------------------------------------------------------- */
