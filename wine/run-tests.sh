@@ -18,7 +18,8 @@
 #     --out DIR     where the output goes (default: a temporary directory)
 #     --lines FILE  write the failures' source lines ("sock.c:6667"), one per
 #                   line, sorted, plus "<no summary>" or "<status N>" when the
-#                   program crashed, hung (timeout) or printed no summary
+#                   program crashed, hung (timeout) or printed no summary,
+#                   and "<wineserver crashed>" when the server went away
 #     --timeout S   kill the program after S seconds (default 900)
 #     --no-check    only report: do not require 0 failures or the backend's
 #                   in-process calls (wine/compare-tests.sh judges instead)
@@ -130,6 +131,8 @@ if [[ -n $lines ]]; then
 		sed -n -E 's/^([0-9a-f]+:)?([A-Za-z0-9_.]+\.c:[0-9]+): Test (failed|succeeded inside todo block).*/\2/p' "$log"
 		[[ -z $program ]] || awk '{ sub(/\r$/, "") } /^FAILED: / { print "<" $0 ">" }' "$log"
 		grep -q 'unhandled exception' "$log" && echo "<unhandled exception>"
+		# the client's word for a server that went away (crash or kill) under it
+		grep -q 'wineserver crashed' "$log" && echo "<wineserver crashed>"
 		[[ $status -ne 124 ]] || echo "<timeout after $limit s>"
 		[[ $processes -gt 0 ]] || echo "<no summary>"
 		[[ $status -eq 0 || $status -eq 124 || $failures -gt 0 ]] || echo "<status $status>"
