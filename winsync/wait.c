@@ -147,7 +147,7 @@ static inline bool unchanged(struct ws_object *const *where, const uint64_t *see
 	/* Every read of the first look (the chosen head's last) before any of this one. */
 	atomic_thread_fence(memory_order_acquire);
 	for (uint32_t i = 0; i < n; i++)
-		if (atomic_load_explicit(&where[i]->head, memory_order_acquire) != seen[i])
+		if (atomic_load_explicit(&where[i]->head, memory_order_relaxed) != seen[i])
 			return false;
 	return true;
 }
