@@ -78,6 +78,12 @@ grep -qs 'winsync.job=' /proc/cmdline && where="QEMU guest"
 # (a32) and (d32) run everywhere with --hybrid: its table has their columns.
 with32=1
 [[ $where == "QEMU guest" && ${WINSYNC_DEMOS_32:-0} != 1 ]] && with32=0
+# No 32-bit program at all where the kernel cannot execute i386 programs.
+host32=1
+if ! ws_kernel_runs_i386; then
+  host32=0 with32=0
+  echo "note: this kernel cannot execute i386 programs (no IA32 emulation): no 32-bit variant runs here; the QEMU guest runs them"
+fi
 where="$where, Linux $(uname -r)"
 
 # --- Wine -------------------------------------------------------------------
@@ -261,6 +267,7 @@ wine_check() {
   if WINSYNC_WINE_CHECK=fail variant wine-check refuse wine "$mingw/wine-check.exe"; then
     pass wine-check "forced to fail: refuses cleanly ($(grep -m1 '^ws_arena_create:' "$out/wine-check.refuse.txt"), ERROR_NOT_SUPPORTED)"
   fi
+  [[ $host32 == 1 ]] || return 0
   if variant wine-check pass32 wine "$mingw32/wine-check.exe"; then
     pass wine-check "32-bit winsync.dll passes under Wine: $(grep -c 'as expected' "$out/wine-check.pass32.txt") checks as expected"
   fi
@@ -280,7 +287,7 @@ thread_end() {
   if variant thread-end dll wine "$mingw/thread-end.exe"; then
     pass thread-end "$(grep -c 'as expected' "$out/thread-end.dll.txt") checks as expected"
   fi
-  if variant thread-end dll32 wine "$mingw32/thread-end.exe"; then
+  if [[ $host32 == 1 ]] && variant thread-end dll32 wine "$mingw32/thread-end.exe"; then
     pass thread-end "32-bit: $(grep -c 'as expected' "$out/thread-end.dll32.txt") checks as expected"
   fi
   rm -f "$lines"
@@ -405,17 +412,18 @@ a32="$out/bench.a32.txt" b32="$out/bench.b32.txt" d32="$out/bench.d32.txt"
 rm -f "$a32" "$d32"
 files=("$a" "$b" "$c")
 # with --hybrid: (d), and the 32-bit kernel32 program on stock Wine and on the backend
-[[ $hybrid == 1 ]] && files+=("$d" "$a32" "$d32")
+[[ $hybrid == 1 ]] && files+=("$d")
+[[ $hybrid == 1 && $host32 == 1 ]] && files+=("$a32" "$d32")
 variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
   variant bench b wine "$mingw/bench-winsync.exe" "$bench_ms" &&
   variant bench c native "$native/bench" "$bench_ms" &&
   { [[ $hybrid == 0 ]] || { variant bench d hybrid "$mingw/bench-kernel32.exe" "$bench_ms" &&
-    variant bench a32 wine "$mingw32/bench-kernel32.exe" "$bench_ms" &&
-    variant bench d32 hybrid "$mingw32/bench-kernel32.exe" "$bench_ms"; }; } && {
+    { [[ $host32 == 0 ]] || { variant bench a32 wine "$mingw32/bench-kernel32.exe" "$bench_ms" &&
+      variant bench d32 hybrid "$mingw32/bench-kernel32.exe" "$bench_ms"; }; }; }; } && {
   awk -v where="$where" -v hybrid="$hybrid" '
     FNR == 1 { file++ }
     $1 == "bench" { ops[file, $2] = $3; if (file == 1) names[++n] = $2 }
-    function fmt(x) { return x >= 1e6 ? sprintf("%.2fM", x / 1e6) : x >= 1e3 ? sprintf("%.1fk", x / 1e3) : sprintf("%.0f", x) }
+    function fmt(x) { return x == "" ? "-" : x >= 1e6 ? sprintf("%.2fM", x / 1e6) : x >= 1e3 ? sprintf("%.1fk", x / 1e3) : sprintf("%.0f", x) }
     function ratio(x, y) { return y > 0 ? sprintf("%.1fx", x / y) : "-" }
     END {
       printf "operations per second (%s)\n", where
@@ -453,7 +461,7 @@ variant bench a wine "$mingw/bench-kernel32.exe" "$bench_ms" &&
   awk -v where="$where" '
     FNR == 1 { file++ }
     $1 == "bench" { ops[file, $2] = $3; if (file == 1) names[++n] = $2 }
-    function fmt(x) { return x >= 1e6 ? sprintf("%.2fM", x / 1e6) : x >= 1e3 ? sprintf("%.1fk", x / 1e3) : sprintf("%.0f", x) }
+    function fmt(x) { return x == "" ? "-" : x >= 1e6 ? sprintf("%.2fM", x / 1e6) : x >= 1e3 ? sprintf("%.1fk", x / 1e3) : sprintf("%.0f", x) }
     function ratio(x, y) { return y > 0 ? sprintf("%.1fx", x / y) : "-" }
     END {
       printf "operations per second, 32-bit programs (%s)\n", where

@@ -41,6 +41,17 @@ ws_cache_dir() {
 	fi
 }
 
+# Can this kernel execute i386 programs at all?  Not on an x86_64 kernel
+# without IA32 emulation (some CI and cloud VMs): there the 32-bit tests of
+# the host are skipped (CTest exit 77) and the QEMU guest, whose kernel has
+# it, runs them.  The probe is the i386 C library's own loader (libc6:i386,
+# scripts/deps.sh i386), an executable ELF32 file: exit 126 is ENOEXEC.
+ws_kernel_runs_i386() {
+	local loader=/lib/ld-linux.so.2
+	[[ -e $loader ]] || return 1
+	"$loader" --version >/dev/null 2>&1
+}
+
 ws_as_root() {
 	if [[ $(id -u) -eq 0 ]]; then
 		"$@"

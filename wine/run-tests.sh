@@ -34,12 +34,16 @@
 # reports its tests with 0 failures.  The run has WINEWINSYNC_STATS=1:
 # with --on every process that used the backend prints its counters, and
 # the test must have served calls in process (the backend was in use);
-# with --off no process may print them (the backend was off).
+# with --off no process may print them (the backend was off).  A 32-bit
+# test (--arch i386, --lib32) exits 77, a CTest skip, where the kernel
+# cannot execute i386 programs (no IA32 emulation).
 # Prints one summary line: "<module> <unit> (winsync on|off): N tests
 # executed, F failures, S skipped, T todo[; in process: ...]".
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../scripts/lib.sh
+source "$here/../scripts/lib.sh"
 mode=on
 lib_args=()
 out=""
@@ -69,6 +73,11 @@ while [[ $# -gt 0 ]]; do
 	*) break ;;
 	esac
 done
+# A 32-bit test where the kernel cannot execute i386 programs: a CTest skip.
+if [[ $arch == i386 || " ${lib_args[*]} " == *" --lib32 "* ]] && ! ws_kernel_runs_i386; then
+	echo "run-tests.sh: skipped: this kernel cannot execute i386 programs (no IA32 emulation)"
+	exit 77
+fi
 if [[ -n $program ]]; then
 	exe=$program module=$(basename "$program" .exe) unit=""
 	args=("$@")
