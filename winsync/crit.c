@@ -67,8 +67,11 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 	/* Numbered: a waiter handed its result here returns only once it is over. */
 	atomic_fetch_add_explicit(&arena->header->sections, 1, memory_order_relaxed);
 	WS_FAULT();
-	if (taken_from && ws_ref_index(arena, taken_from) != UINT32_MAX)
+	if (taken_from && ws_ref_index(arena, taken_from) != UINT32_MAX) {
 		ws_recover(c, ws_ref_index(arena, taken_from));
+		/* It may have died recovering another: that one's log is still busy. */
+		ws_recover_orphans(c);
+	}
 	/* Our own log left busy: the dead thread whose record we adopted. */
 	if (atomic_load_explicit(&c->log->state, memory_order_acquire) != WS_LOG_IDLE)
 		ws_recover(c, c->self);

@@ -70,3 +70,17 @@ void ws_recover(struct ws_crit *c, uint32_t holder)
 	/* The dead holder itself, and whoever else died. */
 	ws_reap_dead(c);
 }
+
+void ws_recover_orphans(struct ws_crit *c)
+{
+	ws_arena *arena = c->arena;
+	uint32_t n = atomic_load_explicit(&arena->header->fresh_records, memory_order_relaxed);
+
+	if (n > arena->records_count)
+		n = arena->records_count;
+	for (uint32_t r = 0; r < n; r++)
+		if (r != c->self &&
+		    atomic_load_explicit(&arena->records[r].log.state, memory_order_acquire) !=
+			    WS_LOG_IDLE)
+			ws_recover(c, r);
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A recoverer that dies inside the recovery.  One process is killed at each
+ * fault point of a set that hands an event to a queued waiter (its log
+ * half written, the lock held); a second process then sets the same event,
+ * takes the lock, and so recovers the first, and is killed at each fault
+ * point of that, its own set included.  Whoever enters next must finish both: the arena check
+ * afterwards finds every log idle and the queues whole, and the waiter
+ * gets the event.  The random-kill campaign of test_fault found a log left
+ * active (seed 15940565491139631, round 36) when the second death came in
+ * the middle of replaying the first one's log.  Against the fault build.
+ */
+#define _GNU_SOURCE
+#include "fault_api.h"
+#include "robust.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+static char name[96];
+static struct {
+	ws_handle ev;
+} *sh;
+
+/* Exit 0: the operation ended before its k-th point, nobody was killed. */
+static int set_dies_at(ws_handle h, long k)
+{
+	ws_arena *a = NULL;
+
+	if (ws_arena_open(name, &a))
+		return 50;
+	ws_fault_arm(k);
+	if (ws_event_set(a, h, NULL))
+		return 51;
+	ws_fault_arm(0);
+	return 0;
+}
+
+/* The waiter the sets hand the event to: in a process of its own, stopped
+ * while the victims die, so that it cannot do the recovery itself. */
+static int waiting(void *arg)
+{
+	ws_arena *a = NULL;
+	uint32_t index = 9;
+
+	(void)arg;
+	if (ws_arena_open(name, &a))
+		return 50;
+	if (ws_wait_any(a, &(struct ws_wait){ .objects = &sh->ev, .count = 1, .owner = 0x80 }, &index))
+		return 53;
+	return index == 0 ? 0 : 54;
+}
+
+static int first_victim(void *arg)
+{
+	return set_dies_at(sh->ev, (long)(intptr_t)arg);
+}
+
+static int second_victim(void *arg)
+{
+	return set_dies_at(sh->ev, (long)(intptr_t)arg);
+}
+
+/* Runs a victim; true if it was killed at its point, false if it ended first. */
+static bool killed(int (*fn)(void *), long k)
+{
+	int status = 0;
+	pid_t pid = fork_child_fn(fn, (void *)(intptr_t)k);
+
+	ck_assert_msg(reap_child(pid, 60000, &status), "point %ld: the victim hung", k);
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return true;
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "point %ld: victim status %#x",
+		      k, status);
+	return false;
+}
+
+START_TEST(recoverer_dies_in_the_recovery)
+{
+	ws_arena *a;
+	int trials = 0, both = 0;
+	bool first_ended = false;
+
+	sh = shared_alloc(sizeof(*sh));
+	a = named_arena(name, sizeof name, "nested", 64);
+	for (long k1 = 1; !first_ended; k1++) {
+		bool second_ended = false;
+
+		for (long k2 = 1; !second_ended; k2++) {
+			char report[256] = "";
+			int status = 0;
+			pid_t waiter;
+			bool first;
+
+			sh->ev = mk_event(a, false, false);
+			waiter = fork_child_fn(waiting, NULL);
+			ck_assert(proc_asleep(waiter, 60000));
+			kill(waiter, SIGSTOP);
+			ck_assert(wait_stopped(waiter, 60000));
+			first = killed(first_victim, k1);
+			first_ended = !first;
+			second_ended = !killed(second_victim, k2);
+			both += first && !second_ended;
+			trials++;
+			ck_assert_msg(ws_arena_check(a, report, sizeof report) == 0,
+				      "first killed at %ld, second at %ld: %s", k1, k2, report);
+			/* The hand-off happened, or is made now: the waiter gets the event. */
+			CK_OK(ws_event_set(a, sh->ev, NULL));
+			kill(waiter, SIGCONT);
+			ck_assert_msg(reap_child(waiter, 60000, &status), "the waiter hung");
+			ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+				      "first killed at %ld, second at %ld: waiter status %#x", k1, k2,
+				      status);
+			CK_OK(ws_close(a, sh->ev));
+			if (!first)
+				break;
+		}
+	}
+	printf("recoverer killed in the recovery: %d trials, %d with both killed\n", trials, both);
+	ck_assert_int_ge(both, 20);
+	drop_arena(a, name);
+	shared_free(sh, sizeof(*sh));
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("nested_recovery");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, recoverer_dies_in_the_recovery);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return harness_run(make_suite());
+}
