@@ -27,6 +27,7 @@
 #include <winsock2.h>
 #include <windows.h>
 #include <stdio.h>
+#include <string.h>
 
 #define ROUNDS 500
 
@@ -40,6 +41,14 @@ static void check(int ok, const char *what)
 		passed++;
 	else
 		failed++;
+}
+
+/* WINEWINSYNC=1 in the environment Wine gives the program */
+static int backend_on(void)
+{
+	char on[8] = "";
+
+	return GetEnvironmentVariableA("WINEWINSYNC", on, sizeof(on)) && !strcmp(on, "1");
 }
 
 static SOCKET listener;
@@ -131,6 +140,79 @@ next:
 	check(!spurious, line);
 }
 
+/*
+ * A connect that completes reports FD_CONNECT and, the socket now being
+ * writable, FD_WRITE: WSAEnumNetworkEvents() after the wait sees both, and
+ * nothing comes later (ws2_32's sock test, sock.c:6342-6343).  Wine's
+ * server finds FD_WRITE in the poll round after FD_CONNECT's; a wait ended
+ * in process by FD_CONNECT could enumerate before that round (patch 0010).
+ */
+static void test_connect_events(void)
+{
+	int len = sizeof(addr), round, setup = 0, missed = 0, wrong = 0, spurious = 0;
+	HANDLE event = CreateEventA(NULL, TRUE, FALSE, NULL);
+	WSANETWORKEVENTS events;
+	SOCKET client, server;
+	char line[200];
+
+	listener = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addr.sin_port = 0;
+	if (listener == INVALID_SOCKET || bind(listener, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    getsockname(listener, (struct sockaddr *)&addr, &len) || listen(listener, 1) || !event) {
+		check(0, "a listening socket on the loopback interface");
+		return;
+	}
+	for (round = 0; round < ROUNDS; round++) {
+		client = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+		if (client == INVALID_SOCKET ||
+		    WSAEventSelect(client, event, FD_CONNECT | FD_WRITE | FD_READ | FD_CLOSE) ||
+		    (connect(client, (struct sockaddr *)&addr, sizeof(addr)) &&
+		     WSAGetLastError() != WSAEWOULDBLOCK)) {
+			setup++;
+			break;
+		}
+		if (WaitForSingleObject(event, 5000) != WAIT_OBJECT_0) {
+			missed++;
+		} else if (WSAEnumNetworkEvents(client, event, &events)) {
+			setup++;
+		} else {
+			if (events.lNetworkEvents != (FD_CONNECT | FD_WRITE))
+				wrong++;
+			/* both reported: the event is not signaled again at once (sock.c:6343;
+			 * stock Wine may signal once more later, as a later poll finds the
+			 * socket writable again) */
+			if (WaitForSingleObject(event, 0) != WAIT_TIMEOUT)
+				spurious++;
+		}
+		server = accept(listener, NULL, NULL);
+		if (server != INVALID_SOCKET)
+			closesocket(server);
+		closesocket(client);
+		ResetEvent(event);
+	}
+	closesocket(listener);
+	CloseHandle(event);
+
+	snprintf(line, sizeof(line), "%d rounds of non-blocking connects set up", round);
+	check(!setup && round == ROUNDS, line);
+	snprintf(line, sizeof(line), "the connect signaled the event: %d of %d rounds missed it", missed, round);
+	check(!missed, line);
+	snprintf(line, sizeof(line), "WSAEnumNetworkEvents reported FD_CONNECT | FD_WRITE: wrong in %d of %d rounds",
+		 wrong, round);
+	check(!wrong, line);
+	snprintf(line, sizeof(line), "the event was reset by WSAEnumNetworkEvents: signaled at once in %d of %d rounds",
+		 spurious, round);
+	/* Judged with the backend on only: stock Wine signals at once in some
+	 * rounds (83 of 500 on 2026-12-05, backend off), the backend with patch
+	 * 0010 in none (without it: 76, and FD_WRITE missing in 75). */
+	if (backend_on())
+		check(!spurious, line);
+	else
+		printf("not judged (backend off): %s\n", line);
+}
+
 int main(void)
 {
 	WSADATA data;
@@ -139,6 +221,7 @@ int main(void)
 		check(0, "WSAStartup");
 	} else {
 		test_socket_events();
+		test_connect_events();
 		WSACleanup();
 	}
 	printf("%d passed, %d failed\n", passed, failed);
