@@ -105,17 +105,24 @@ wine_env() {
   fi
 }
 
+# The prefix has the 32-bit side this kernel can use: made before wine32 was
+# installed, or by a kernel without IA32 emulation (an empty syswow64), it
+# has none, and one that runs i386 programs makes it again.
+prefix_whole() {
+  [[ -f "$prefix/system.reg" && -d "$prefix/drive_c/windows/syswow64" ]] &&
+    { [[ $host32 == 0 ]] || [[ -e "$prefix/drive_c/windows/syswow64/kernel32.dll" ]]; }
+}
+
 make_prefix() {
   wine_env
-  if [[ -f "$prefix/system.reg" && -d "$prefix/drive_c/windows/syswow64" ]]; then
+  if prefix_whole; then
     echo "Wine prefix: $prefix (exists)"
     return
   fi
   mkdir -p "$(dirname "$prefix")"
   exec 9>"$prefix.lock"
   flock 9
-  # Made before wine32 was installed: no 32-bit side (syswow64): made again.
-  if [[ -f "$prefix/system.reg" && ! -d "$prefix/drive_c/windows/syswow64" ]]; then
+  if [[ -f "$prefix/system.reg" ]] && ! prefix_whole; then
     echo "Wine prefix: $prefix has no 32-bit side (syswow64): making it again"
     rm -rf "$prefix"
   fi
