@@ -92,17 +92,7 @@ wine_env() {
   # CI runs without HOME; Wine wants one.
   if [[ -z "${HOME:-}" ]]; then export HOME="${TMPDIR:-/tmp}"; fi
   unset DISPLAY WAYLAND_DISPLAY
-  # Debian's wine wrapper (and wineboot through it) starts the 32-bit loader
-  # whenever wine32 is installed: not where the kernel runs no i386 program.
-  if [[ $host32 == 0 && -x /usr/lib/wine/wine64 ]]; then
-    mkdir -p "$out/wine64-bin"
-    # wineboot & co. (Debian's wineapploader) call it as wine-stable
-    for name in wine wine-stable; do
-      printf '#!/bin/sh\nexec /usr/lib/wine/wine64 "$@"\n' >"$out/wine64-bin/$name"
-      chmod +x "$out/wine64-bin/$name"
-    done
-    export WINELOADER=/usr/lib/wine/wine64 PATH="$out/wine64-bin:$PATH"
-  fi
+  ws_wine64_only "$out/wine64-bin"
 }
 
 # The prefix has the 32-bit side this kernel can use: made before wine32 was

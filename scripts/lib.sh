@@ -52,6 +52,22 @@ ws_kernel_runs_i386() {
 	"$loader" --version >/dev/null 2>&1
 }
 
+# Debian's wine wrapper, and wineboot & co. through it (wineapploader calls
+# wine-stable), start the 32-bit loader whenever wine32 is installed: where
+# the kernel runs no i386 program, put wine and wine-stable that start
+# wine64 first in PATH (shims in DIR).  Nothing changes elsewhere.
+ws_wine64_only() {
+	local dir=$1 name
+	ws_kernel_runs_i386 && return 0
+	[[ -x /usr/lib/wine/wine64 ]] || return 0
+	mkdir -p "$dir"
+	for name in wine wine-stable; do
+		printf '#!/bin/sh\nexec /usr/lib/wine/wine64 "$@"\n' >"$dir/$name"
+		chmod +x "$dir/$name"
+	done
+	export WINELOADER=/usr/lib/wine/wine64 PATH="$dir:$PATH"
+}
+
 ws_as_root() {
 	if [[ $(id -u) -eq 0 ]]; then
 		"$@"

@@ -16,6 +16,7 @@ prefix=${WINSYNC_VERIFY_WINEPREFIX:-$(ws_cache_dir)/verify-wineprefix}
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 [[ -n ${HOME:-} && $HOME != / ]] || export HOME=${TMPDIR:-/tmp}
 unset DISPLAY WAYLAND_DISPLAY WINEDLLPATH WINESERVER WINELOADER
+ws_wine64_only "${TMPDIR:-/tmp}/winsync-wine64-bin"
 if [[ ! -f $prefix/system.reg ]]; then
 	mkdir -p "$(dirname "$prefix")"
 	exec 9>"$prefix.lock"
