@@ -7,11 +7,10 @@
 # QEMU guest's kernel has it, and its guest-native-* tests run the suite.
 #   cmake/i386-run.sh PROGRAM [ARG...]
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
-"$@"
-rc=$?
-# 126 is the shell's "cannot execute"; only ENOEXEC of an ELF32 file is a skip.
-if [[ $rc -eq 126 && $(head -c5 "$1" | od -An -tx1 | tr -d ' \n') == 7f454c4601 ]]; then
+# shellcheck source=../scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+if ! ws_kernel_runs_i386; then
 	echo "skipped: this kernel cannot execute i386 programs (no IA32 emulation); the QEMU guest runs them" >&2
 	exit 77
 fi
-exit $rc
+exec "$@"
