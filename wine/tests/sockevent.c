@@ -54,6 +54,19 @@ static int backend_on(void)
 static SOCKET listener;
 static struct sockaddr_in addr;
 
+/* A new listening socket on the loopback interface, its address in addr. */
+static int listen_loopback(void)
+{
+	int len = sizeof(addr);
+
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	listener = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+	return listener != INVALID_SOCKET && !bind(listener, (struct sockaddr *)&addr, sizeof(addr)) &&
+	       !getsockname(listener, (struct sockaddr *)&addr, &len) && !listen(listener, 1);
+}
+
 static int connect_pair(SOCKET *client, SOCKET *server)
 {
 	*client = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
@@ -73,17 +86,13 @@ static int connect_pair(SOCKET *client, SOCKET *server)
 
 static void test_socket_events(void)
 {
-	int len = sizeof(addr), round, setup = 0, missed = 0, wrong = 0, spurious = 0;
+	int round, setup = 0, missed = 0, wrong = 0, spurious = 0;
 	HANDLE event = CreateEventA(NULL, TRUE, FALSE, NULL);
 	WSANETWORKEVENTS events;
 	SOCKET client, server;
 	char line[200];
 
-	listener = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (listener == INVALID_SOCKET || bind(listener, (struct sockaddr *)&addr, sizeof(addr)) ||
-	    getsockname(listener, (struct sockaddr *)&addr, &len) || listen(listener, 1) || !event) {
+	if (!listen_loopback() || !event) {
 		check(0, "a listening socket on the loopback interface");
 		return;
 	}
@@ -149,18 +158,13 @@ next:
  */
 static void test_connect_events(void)
 {
-	int len = sizeof(addr), round, setup = 0, missed = 0, wrong = 0, spurious = 0;
+	int round, setup = 0, missed = 0, wrong = 0, spurious = 0;
 	HANDLE event = CreateEventA(NULL, TRUE, FALSE, NULL);
 	WSANETWORKEVENTS events;
 	SOCKET client, server;
 	char line[200];
 
-	listener = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	addr.sin_port = 0;
-	if (listener == INVALID_SOCKET || bind(listener, (struct sockaddr *)&addr, sizeof(addr)) ||
-	    getsockname(listener, (struct sockaddr *)&addr, &len) || listen(listener, 1) || !event) {
+	if (!listen_loopback() || !event) {
 		check(0, "a listening socket on the loopback interface");
 		return;
 	}
