@@ -54,7 +54,7 @@ build=$(cd "$build" && pwd)
 if [[ $inner == 1 ]]; then
   # shellcheck source=../scripts/lib.sh
   source "$repo/scripts/lib.sh"
-  export WINEPREFIX="$(ws_cache_dir)/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+  export WINEPREFIX="$(ws_wineprefix_where "$(ws_cache_dir)/wineprefix")" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
   [[ -n "${HOME:-}" ]] || export HOME=/tmp
   out=$(mktemp -d /tmp/repeat.XXXXXX)
   norandom=()

@@ -95,41 +95,20 @@ wine_env() {
   ws_wine64_only "$out/wine64-bin"
 }
 
-# The prefix has the 32-bit side this kernel can use: made before wine32 was
-# installed, or by a kernel without IA32 emulation (an empty syswow64), it
-# has none, and one that runs i386 programs makes it again.
-prefix_whole() {
-  [[ -f "$prefix/system.reg" && -d "$prefix/drive_c/windows/syswow64" ]] &&
-    { [[ $host32 == 0 ]] || [[ -e "$prefix/drive_c/windows/syswow64/kernel32.dll" ]]; }
-}
-
+# Made on first use (scripts/lib.sh ws_wineprefix: also where it lives in the
+# guest); the stock wine through Debian's wrapper (ws_wine64_only's shims).
 make_prefix() {
   wine_env
-  if prefix_whole; then
-    echo "Wine prefix: $prefix (exists)"
-    return
+  local made
+  made=$(ws_wineprefix "$prefix" wine wineserver 2>"$out/wineprefix.err") ||
+    { cat "$out/wineprefix.err" >&2; exit 1; }
+  if [[ -s "$out/wineprefix.err" ]]; then
+    echo "$(cat "$out/wineprefix.err") ($where)"
+  else
+    echo "Wine prefix: $made (exists)"
   fi
-  mkdir -p "$(dirname "$prefix")"
-  exec 9>"$prefix.lock"
-  flock 9
-  if [[ -f "$prefix/system.reg" ]] && ! prefix_whole; then
-    echo "Wine prefix: $prefix has no 32-bit side (syswow64): making it again"
-    rm -rf "$prefix"
-  fi
-  if [[ ! -f "$prefix/system.reg" ]]; then
-    local start ms
-    start=$(date +%s%N)
-    # Built aside and renamed into place: an interrupted run leaves no half prefix.
-    rm -rf "$prefix.new"
-    WINEPREFIX="$prefix.new" wineboot -i </dev/null >"$out/wineboot.log" 2>&1 ||
-      { cat "$out/wineboot.log" >&2; exit 1; }
-    WINEPREFIX="$prefix.new" wineserver -w
-    rm -rf "$prefix"
-    mv "$prefix.new" "$prefix"
-    ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    printf 'Wine prefix: created %s in %d.%d s (%s)\n' "$prefix" $((ms / 1000)) $((ms % 1000 / 100)) "$where"
-  fi
-  flock -u 9
+  prefix=$made
+  wine_env
 }
 
 # Runs a Windows program; its output goes to a file (Wine writes terminal codes to a terminal).

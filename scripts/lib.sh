@@ -4,6 +4,10 @@
 #   ws_cache_dir            the build cache (kernel, Wine, Wine prefix): $WINSYNC_CACHE,
 #                           else $XDG_CACHE_HOME/winsync, else $HOME/.cache/winsync,
 #                           else /var/cache/winsync (CI runs without HOME)
+#   ws_wineprefix DIR LOADER SERVER
+#                           makes the Wine prefix DIR unless it is usable on this
+#                           kernel; prints its path (ws_wineprefix_where: in the
+#                           guest, not always DIR)
 #   ws_as_root CMD...       runs CMD as root: directly when root, else through sudo
 #   ws_packages GROUP...    prints the Debian packages of the groups
 #   ws_install GROUP...     installs the packages of the groups that are missing
@@ -66,6 +70,54 @@ ws_wine64_only() {
 		chmod +x "$dir/$name"
 	done
 	export WINELOADER=/usr/lib/wine/wine64 PATH="$dir:$PATH"
+}
+
+# A Wine prefix is usable here when wineboot finished it and, where the
+# kernel runs i386 programs, it has its 32-bit side: one made before wine32
+# was installed, or by a kernel without IA32 emulation, has an empty syswow64.
+ws_wineprefix_usable() {
+	[[ -f $1/system.reg ]] || return 1
+	ws_kernel_runs_i386 || return 0
+	[[ -f $1/drive_c/windows/syswow64/kernel32.dll ]]
+}
+
+ws_in_guest() { grep -qs 'winsync.job=' /proc/cmdline; }
+
+# The prefix to use for DIR: DIR, except in the QEMU guest when DIR exists
+# and is not usable there (the host made it without IA32 emulation): the
+# guest sees the host through a read-only 9p share under an overlay, where
+# removing DIR fails with EIO, so it keeps its own, DIR-guest, in the overlay.
+ws_wineprefix_where() {
+	if [[ -e $1 ]] && ! ws_wineprefix_usable "$1" && ws_in_guest; then
+		echo "$1-guest"
+	else
+		echo "$1"
+	fi
+}
+
+# ws_wineprefix DIR LOADER SERVER: makes the prefix of DIR (ws_wineprefix_where)
+# with "LOADER wineboot -i" unless it is usable (built aside and renamed into
+# place under a lock: an interrupted run leaves no half prefix), reports a
+# creation on stderr and prints the prefix's path.
+ws_wineprefix() {
+	local dir loader=$2 server=$3 start
+	dir=$(ws_wineprefix_where "$1")
+	if ! ws_wineprefix_usable "$dir"; then
+		mkdir -p "$(dirname "$dir")" || return 1
+		(
+			flock 9
+			ws_wineprefix_usable "$dir" && exit 0
+			start=$(date +%s%N)
+			rm -rf "$dir.new"
+			WINEPREFIX=$dir.new "$loader" wineboot -i </dev/null >"$dir.log" 2>&1 &&
+				WINEPREFIX=$dir.new "$server" -w ||
+				{ cat "$dir.log" >&2; echo "ws_wineprefix: wineboot failed for $dir" >&2; exit 1; }
+			rm -rf "$dir" && mv "$dir.new" "$dir" || exit 1
+			start=$(( ($(date +%s%N) - start) / 1000000 ))
+			printf 'Wine prefix: created %s in %d.%d s\n' "$dir" $((start / 1000)) $((start % 1000 / 100)) >&2
+		) 9>"$dir.lock" || return 1
+	fi
+	echo "$dir"
 }
 
 ws_as_root() {

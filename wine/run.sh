@@ -102,31 +102,13 @@ if [[ $stats == 1 ]]; then export WINEWINSYNC_STATS=1; else unset WINEWINSYNC_ST
 wine=$tree/loader/wine64
 server=$tree/server/wineserver
 if [[ $kill == 1 ]]; then
-	"$server" -k 2>/dev/null || true
+	WINEPREFIX=$(ws_wineprefix_where "$prefix") "$server" -k 2>/dev/null || true
 	exit 0
 fi
 
-# A prefix is ready when wineboot made it with both sides: one made before
-# the tree had its 32-bit side has an empty syswow64, where no 32-bit
-# program starts, and is made again.
-ready() { [[ -f $prefix/system.reg && -f $prefix/drive_c/windows/syswow64/kernel32.dll ]]; }
-if ! ready; then
-	mkdir -p "$(dirname "$prefix")"
-	exec 8>"$prefix.lock"
-	flock 8
-	if ! ready; then
-		# Built aside and renamed into place: an interrupted run leaves no half prefix.
-		rm -rf "$prefix.new"
-		start=$(date +%s)
-		WINEPREFIX=$prefix.new "$wine" wineboot -i </dev/null >"$prefix.log" 2>&1 ||
-			{ cat "$prefix.log" >&2; exit 1; }
-		WINEPREFIX=$prefix.new "$server" -w
-		rm -rf "$prefix"
-		mv "$prefix.new" "$prefix"
-		echo "wine/run.sh: created $prefix in $(($(date +%s) - start)) s" >&2
-	fi
-	flock -u 8
-fi
+# Made on first use (scripts/lib.sh ws_wineprefix: also where it lives in the guest).
+prefix=$(ws_wineprefix "$prefix" "$wine" "$server") || exit 1
+export WINEPREFIX=$prefix
 [[ $prefix_only == 0 ]] || exit 0
 
 # With --persist the first run starts a server that outlives it (an error

@@ -4,7 +4,7 @@
 # Wine backends (`winsync-verify --wine verify/tests/wine.sh`), in a prefix
 # of its own, <cache>/verify-wineprefix (scripts/lib.sh ws_cache_dir; or
 # $WINSYNC_VERIFY_WINEPREFIX), set explicitly: CI runs without HOME.  The
-# prefix is made on first use (about 10 s), aside and renamed into place.
+# prefix is made on first use (about 10 s; scripts/lib.sh ws_wineprefix).
 #   verify/tests/wine.sh PROGRAM [ARG...]
 #   verify/tests/wine.sh --prefix-only
 set -euo pipefail
@@ -17,20 +17,7 @@ export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 [[ -n ${HOME:-} && $HOME != / ]] || export HOME=${TMPDIR:-/tmp}
 unset DISPLAY WAYLAND_DISPLAY WINEDLLPATH WINESERVER WINELOADER
 ws_wine64_only "${TMPDIR:-/tmp}/winsync-wine64-bin"
-if [[ ! -f $prefix/system.reg ]]; then
-	mkdir -p "$(dirname "$prefix")"
-	exec 9>"$prefix.lock"
-	flock 9
-	if [[ ! -f $prefix/system.reg ]]; then
-		rm -rf "$prefix.new"
-		WINEPREFIX=$prefix.new wineboot -i </dev/null >"$prefix.log" 2>&1 || { cat "$prefix.log" >&2; exit 1; }
-		WINEPREFIX=$prefix.new wineserver -w
-		rm -rf "$prefix"
-		mv "$prefix.new" "$prefix"
-		echo "verify/tests/wine.sh: created $prefix" >&2
-	fi
-	flock -u 9
-fi
+prefix=$(ws_wineprefix "$prefix" wine wineserver) || exit 1
 [[ ${1:-} != --prefix-only ]] || exit 0
 export WINEPREFIX=$prefix
 exec wine "$@" </dev/null
