@@ -109,6 +109,12 @@ make_prefix() {
   fi
   prefix=$made
   wine_env
+  # In the guest, a host without IA32 emulation left a prefix with no
+  # 32-bit side (scripts/lib.sh ws_wineprefix_usable): 64-bit programs only.
+  if [[ $host32 == 1 ]] && ! ws_wineprefix_has32 "$prefix"; then
+    host32=0 with32=0
+    echo "note: the Wine prefix has no 32-bit side (made where the kernel runs no i386 program): no 32-bit variant runs here"
+  fi
 }
 
 # Runs a Windows program; its output goes to a file (Wine writes terminal codes to a terminal).

@@ -1,23 +1,34 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Run the native library tests of one futex backend; meant for the guest:
+# Run a set of a build's CTest tests; meant for the guest:
 #
 #   image/run-guest.sh -- image/guest-ctest.sh BUILD_DIR waitv|multiple
+#   image/run-guest.sh -- image/guest-ctest.sh BUILD_DIR wine32
 #
-# Runs `ctest -L native -R '\.BACKEND$'` in BUILD_DIR. The guest kernel has
-# futex_waitv and FUTEX_WAIT_MULTIPLE, so a skipped test (exit 77: backend
-# missing) is a failure here, unless WINSYNC_GUEST_ALLOW_SKIP=1. The verdict
-# comes from CTest's exit status and its JUnit report (--output-junit).
+# waitv|multiple: the native library tests of one futex backend,
+# `ctest -L native -R '\.BACKEND$'`.  wine32: Wine's 32-bit tests
+# (`wine32-*` and `wine-mixed-*`, with their fixtures wine-build and
+# wine-prefix), for a host whose kernel runs no i386 program.  The guest
+# kernel has futex_waitv, FUTEX_WAIT_MULTIPLE and IA32 emulation, so a
+# skipped test (exit 77) is a failure here, unless WINSYNC_GUEST_ALLOW_SKIP=1.
+# The verdict comes from CTest's exit status and its JUnit report
+# (--output-junit).
 set -u
 # --help: the comment above, and nothing done.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
-build=${1:?usage: guest-ctest.sh BUILD_DIR waitv|multiple}
-backend=${2:?usage: guest-ctest.sh BUILD_DIR waitv|multiple}
+usage="usage: guest-ctest.sh BUILD_DIR waitv|multiple|wine32"
+build=${1:?$usage}
+set=${2:?$usage}
+case "$set" in
+waitv | multiple) select="-L native -R \\.$set\$" ;;
+wine32) select="-R ^(wine32-|wine-mixed-)" ;;
+*) echo "$usage" >&2; exit 2 ;;
+esac
 
-echo "guest: $(uname -r), $(nproc) CPUs, backend $backend"
+echo "guest: $(uname -r), $(nproc) CPUs, tests: $set"
 junit=$(mktemp /tmp/guest-ctest.XXXXXX.xml)
-ctest --test-dir "$build" -L native -R "\\.$backend\$" --output-on-failure \
-	--no-tests=error --output-junit "$junit"
+# shellcheck disable=SC2086 # $select is two options and their arguments
+ctest --test-dir "$build" $select --output-on-failure --no-tests=error --output-junit "$junit"
 rc=$?
 # <testsuite ... tests="N" ... skipped="N" ...>; skipped tests have status="notrun".
 attr() { sed -n "s/^[[:space:]]*$1=\"\\([0-9]*\\)\".*/\\1/p" "$junit" | head -1; }
@@ -31,7 +42,7 @@ if [ -z "$tests" ] || [ -z "$skipped" ]; then
 fi
 echo "guest-ctest.sh: $tests tests, $skipped skipped, ctest exit $rc"
 if [ "$rc" = 0 ] && [ "$skipped" != 0 ] && [ "${WINSYNC_GUEST_ALLOW_SKIP:-0}" != 1 ]; then
-	echo "guest-ctest.sh: skipped $notrun, but the guest kernel has the $backend backend"
+	echo "guest-ctest.sh: skipped $notrun, but the guest kernel runs them ($set)"
 	exit 1
 fi
 exit "$rc"

@@ -7,7 +7,8 @@
 #   ws_wineprefix DIR LOADER SERVER
 #                           makes the Wine prefix DIR unless it is usable on this
 #                           kernel; prints its path (ws_wineprefix_where: in the
-#                           guest, not always DIR)
+#                           guest, not always DIR); ws_wineprefix_has32 DIR: has
+#                           it the 32-bit side?
 #   ws_as_root CMD...       runs CMD as root: directly when root, else through sudo
 #   ws_packages GROUP...    prints the Debian packages of the groups
 #   ws_install GROUP...     installs the packages of the groups that are missing
@@ -72,21 +73,28 @@ ws_wine64_only() {
 	export WINELOADER=/usr/lib/wine/wine64 PATH="$dir:$PATH"
 }
 
-# A Wine prefix is usable here when wineboot finished it and, where the
-# kernel runs i386 programs, it has its 32-bit side: one made before wine32
-# was installed, or by a kernel without IA32 emulation, has an empty syswow64.
-ws_wineprefix_usable() {
-	[[ -f $1/system.reg ]] || return 1
-	ws_kernel_runs_i386 || return 0
-	[[ -f $1/drive_c/windows/syswow64/kernel32.dll ]]
-}
+# Has the Wine prefix DIR its 32-bit side?  One made before wine32 was
+# installed, or by a kernel without IA32 emulation, has an empty syswow64.
+ws_wineprefix_has32() { [[ -f $1/drive_c/windows/syswow64/kernel32.dll ]]; }
 
 ws_in_guest() { grep -qs 'winsync.job=' /proc/cmdline; }
 
+# A prefix is usable here when wineboot finished it and, where the kernel
+# runs i386 programs, it has its 32-bit side.  In the QEMU guest a prefix
+# of the host without one is used as it is (by 64-bit programs only:
+# ws_wineprefix_has32 tells callers), unless WINSYNC_GUEST_WOW64=1 asks for
+# the 32-bit side: a prefix is about 700 MB a side, and the guest's overlay
+# is a tmpfs in its memory.
+ws_wineprefix_usable() {
+	[[ -f $1/system.reg ]] || return 1
+	ws_wineprefix_has32 "$1" || ! ws_kernel_runs_i386 ||
+		{ ws_in_guest && [[ ${WINSYNC_GUEST_WOW64:-0} != 1 ]]; }
+}
+
 # The prefix to use for DIR: DIR, except in the QEMU guest when DIR exists
-# and is not usable there (the host made it without IA32 emulation): the
-# guest sees the host through a read-only 9p share under an overlay, where
-# removing DIR fails with EIO, so it keeps its own, DIR-guest, in the overlay.
+# and is not usable there: the guest sees the host through a read-only 9p
+# share under an overlay, where removing DIR fails with EIO, so it keeps
+# its own, DIR-guest, in the overlay.
 ws_wineprefix_where() {
 	if [[ -e $1 ]] && ! ws_wineprefix_usable "$1" && ws_in_guest; then
 		echo "$1-guest"
@@ -96,11 +104,13 @@ ws_wineprefix_where() {
 }
 
 # ws_wineprefix DIR LOADER SERVER: makes the prefix of DIR (ws_wineprefix_where)
-# with "LOADER wineboot -i" unless it is usable (built aside and renamed into
-# place under a lock: an interrupted run leaves no half prefix), reports a
-# creation on stderr and prints the prefix's path.
+# with "LOADER wineboot -i" unless it is usable, under a lock, reports a
+# creation on stderr and prints the prefix's path.  On the host it is built
+# aside and renamed into place (an interrupted run leaves no half prefix);
+# in the guest in place (the overlay renames no directory: mv would copy
+# it, twice the memory; and the whole overlay goes with the guest).
 ws_wineprefix() {
-	local dir loader=$2 server=$3 start
+	local dir loader=$2 server=$3 start build
 	dir=$(ws_wineprefix_where "$1")
 	if ! ws_wineprefix_usable "$dir"; then
 		mkdir -p "$(dirname "$dir")" || return 1
@@ -108,11 +118,15 @@ ws_wineprefix() {
 			flock 9
 			ws_wineprefix_usable "$dir" && exit 0
 			start=$(date +%s%N)
-			rm -rf "$dir.new"
-			WINEPREFIX=$dir.new "$loader" wineboot -i </dev/null >"$dir.log" 2>&1 &&
-				WINEPREFIX=$dir.new "$server" -w ||
+			build=$dir.new
+			! ws_in_guest || build=$dir
+			rm -rf "$build"
+			WINEPREFIX=$build "$loader" wineboot -i </dev/null >"$dir.log" 2>&1 &&
+				WINEPREFIX=$build "$server" -w ||
 				{ cat "$dir.log" >&2; echo "ws_wineprefix: wineboot failed for $dir" >&2; exit 1; }
-			rm -rf "$dir" && mv "$dir.new" "$dir" || exit 1
+			if [[ $build != "$dir" ]]; then
+				rm -rf "$dir" && mv "$build" "$dir" || exit 1
+			fi
 			start=$(( ($(date +%s%N) - start) / 1000000 ))
 			printf 'Wine prefix: created %s in %d.%d s\n' "$dir" $((start / 1000)) $((start % 1000 / 100)) >&2
 		) 9>"$dir.lock" || return 1

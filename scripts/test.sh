@@ -11,7 +11,9 @@
 # --long adds the long run of the random tester (tests/random/long-run.sh)
 # on the default build and on the ASan+UBSan build, WINSYNC_RANDOM_MINUTES
 # (default 15) each, and the 32-bit suite in the QEMU guest on both futex
-# backends (about 7 minutes each under TCG); CI does not pass it.
+# backends (about 7 minutes each under TCG), and where the host's kernel
+# runs no i386 program, Wine's 32-bit tests in the guest (guest-wine32);
+# CI does not pass it.
 # --debug-kernel adds the bounded run on the debug kernel (CTest label
 # guest-debug, kernel/run-debug.sh: it builds the debug kernel); CI does not
 # pass it either (kernel/README.md has its times).
@@ -48,7 +50,10 @@ long_random() {
 
 step "default build"
 # OFF said explicitly: a --debug-kernel run leaves ON in the CMake cache.
-cmake --preset default -DWINSYNC_GUEST_DEBUG_TESTS=OFF
+# With --long on a host whose kernel runs no i386 program, Wine's 32-bit
+# tests run in the QEMU guest (guest-wine32; the host skips them).
+if $long && ! ws_kernel_runs_i386; then guest_wine32=ON; else guest_wine32=OFF; fi
+cmake --preset default -DWINSYNC_GUEST_DEBUG_TESTS=OFF -DWINSYNC_GUEST_WINE32=$guest_wine32
 cmake --build --preset default -j "$jobs"
 # Built here, not only in CTest's wine-build, so that its progress shows.
 step "Wine with the winsync backend (wine/build.sh, cached)"
