@@ -18,18 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "verdict.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s: %s\n", ok ? "ok" : "FAILED", what);
-	fflush(stdout);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 /* --- a server wait ends on an in-process signal ---------------------------- */
 

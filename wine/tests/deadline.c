@@ -16,6 +16,7 @@
 #include <windows.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "verdict.h"
 
 #define TIMEOUT_MS 200
 #define LATE_MS    50   /* "within tens of milliseconds" */
@@ -25,28 +26,6 @@
 typedef LONG(NTAPI *wait_fn)(HANDLE, BOOLEAN, const LARGE_INTEGER *);
 static wait_fn pNtWaitForSingleObject;
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s: %s\n", ok ? "ok" : "FAILED", what);
-	fflush(stdout);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
-static double now_ms(void)
-{
-	static LARGE_INTEGER freq;
-	LARGE_INTEGER t;
-
-	if (!freq.QuadPart)
-		QueryPerformanceFrequency(&freq);
-	QueryPerformanceCounter(&t);
-	return (double)t.QuadPart * 1000.0 / (double)freq.QuadPart;
-}
 
 /* The NT system time (100 ns since 1601) plus ms: an absolute timeout. */
 static LONGLONG system_time_in(LONGLONG ms)

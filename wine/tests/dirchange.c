@@ -17,22 +17,19 @@
 #include <windows.h>
 #include <stdio.h>
 #include <string.h>
+#include "verdict.h"
 
 #ifndef STATUS_NOTIFY_ENUM_DIR
 #define STATUS_NOTIFY_ENUM_DIR ((DWORD)0x0000010c)
 #endif
 
-static int passed, failed;
-
-static void check(int ok, int round, const char *what)
+/* Only a failure is printed: 20 rounds of several checks each. */
+static void check_round(int ok, int round, const char *what)
 {
-	if (ok) {
-		passed++;
-		return;
-	}
-	printf("FAILED: round %d: %s\n", round, what);
-	fflush(stdout);
-	failed++;
+	char line[200];
+
+	snprintf(line, sizeof(line), "round %d: %s", round, what);
+	verdict(ok, 1, line);
 }
 
 /* One watch, one change made by `change`, then a poll of the event. */
@@ -44,17 +41,17 @@ static void watch_and_change(const WCHAR *dir, const WCHAR *sub, int round, BOOL
 	OVERLAPPED ov = { 0 };
 
 	ov.hEvent = CreateEventW(NULL, TRUE, FALSE, NULL);
-	check(d != INVALID_HANDLE_VALUE && ov.hEvent, round, "open the directory, create the event");
-	check(ReadDirectoryChangesW(d, NULL, 0, FALSE, FILE_NOTIFY_CHANGE_DIR_NAME, NULL, &ov, NULL),
+	check_round(d != INVALID_HANDLE_VALUE && ov.hEvent, round, "open the directory, create the event");
+	check_round(ReadDirectoryChangesW(d, NULL, 0, FALSE, FILE_NOTIFY_CHANGE_DIR_NAME, NULL, &ov, NULL),
 	      round, "ReadDirectoryChangesW");
-	check(WaitForSingleObject(ov.hEvent, 0) == WAIT_TIMEOUT, round, "no change yet: the event is unset");
-	check(create ? CreateDirectoryW(sub, NULL) : RemoveDirectoryW(sub), round,
+	check_round(WaitForSingleObject(ov.hEvent, 0) == WAIT_TIMEOUT, round, "no change yet: the event is unset");
+	check_round(create ? CreateDirectoryW(sub, NULL) : RemoveDirectoryW(sub), round,
 	      create ? "CreateDirectoryW" : "RemoveDirectoryW");
 	if (judged) {
-		check(WaitForSingleObject(ov.hEvent, 0) == WAIT_OBJECT_0, round,
+		check_round(WaitForSingleObject(ov.hEvent, 0) == WAIT_OBJECT_0, round,
 		      create ? "the event is set when CreateDirectoryW returns"
 			     : "the event is set when RemoveDirectoryW returns");
-		check(ov.Internal == STATUS_NOTIFY_ENUM_DIR, round,
+		check_round(ov.Internal == STATUS_NOTIFY_ENUM_DIR, round,
 		      "the watch completed with STATUS_NOTIFY_ENUM_DIR");
 	}
 	/* Whatever happened, the next round starts clean. */
@@ -66,8 +63,7 @@ static void watch_and_change(const WCHAR *dir, const WCHAR *sub, int round, BOOL
 int main(void)
 {
 	WCHAR dir[MAX_PATH], sub[MAX_PATH];
-	char on[8] = "";
-	BOOL backend = GetEnvironmentVariableA("WINEWINSYNC", on, sizeof(on)) && !strcmp(on, "1");
+	BOOL backend = backend_on();
 
 	GetTempPathW(MAX_PATH, dir);
 	lstrcatW(dir, L"winsync-dirchange");
@@ -75,7 +71,7 @@ int main(void)
 	lstrcatW(sub, L"\\sub");
 	RemoveDirectoryW(sub);
 	RemoveDirectoryW(dir);
-	check(CreateDirectoryW(dir, NULL), 0, "create the watched directory");
+	check_round(CreateDirectoryW(dir, NULL), 0, "create the watched directory");
 	for (int round = 1; round <= 20; round++) {
 		watch_and_change(dir, sub, round, TRUE, TRUE);
 		watch_and_change(dir, sub, round, FALSE, backend);

@@ -15,18 +15,8 @@
 #include <windows.h>
 #include <stdio.h>
 #include <string.h>
+#include "verdict.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s: %s\n", ok ? "ok" : "FAILED", what);
-	fflush(stdout);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 int main(int argc, char **argv)
 {

@@ -21,6 +21,7 @@
 #include <windows.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "verdict.h"
 
 #define SIGNALS    200
 #define TIMEOUTS   40
@@ -29,28 +30,6 @@
 #define EARLY_MS   2    /* clock granularity: QPC against the pool's clock */
 #define WINDOW_MS  100  /* the windows of ntdll_test threadpool */
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s: %s\n", ok ? "ok" : "FAILED", what);
-	fflush(stdout);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
-static double now_ms(void)
-{
-	static LARGE_INTEGER freq;
-	LARGE_INTEGER t;
-
-	if (!freq.QuadPart)
-		QueryPerformanceFrequency(&freq);
-	QueryPerformanceCounter(&t);
-	return (double)t.QuadPart * 1000.0 / (double)freq.QuadPart;
-}
 
 static int cmp(const void *a, const void *b)
 {

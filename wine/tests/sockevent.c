@@ -28,28 +28,10 @@
 #include <windows.h>
 #include <stdio.h>
 #include <string.h>
+#include "verdict.h"
 
 #define ROUNDS 500
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	printf("%s: %s\n", ok ? "ok" : "FAILED", what);
-	fflush(stdout);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
-
-/* WINEWINSYNC=1 in the environment Wine gives the program */
-static int backend_on(void)
-{
-	char on[8] = "";
-
-	return GetEnvironmentVariableA("WINEWINSYNC", on, sizeof(on)) && !strcmp(on, "1");
-}
 
 static SOCKET listener;
 static struct sockaddr_in addr;
