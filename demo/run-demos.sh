@@ -92,7 +92,9 @@ wine_env() {
   # CI runs without HOME; Wine wants one.
   if [[ -z "${HOME:-}" ]]; then export HOME="${TMPDIR:-/tmp}"; fi
   unset DISPLAY WAYLAND_DISPLAY
-  ws_wine64_only "$out/wine64-bin"
+  # Without 32-bit programs (no IA32 emulation, or a prefix without the
+  # 32-bit side in the guest), wine and wineboot start wine64.
+  [[ $host32 == 1 ]] || ws_wine64_only "$out/wine64-bin" --always
 }
 
 # Made on first use (scripts/lib.sh ws_wineprefix: also where it lives in the
@@ -108,13 +110,13 @@ make_prefix() {
     echo "Wine prefix: $made (exists)"
   fi
   prefix=$made
-  wine_env
   # In the guest, a host without IA32 emulation left a prefix with no
   # 32-bit side (scripts/lib.sh ws_wineprefix_usable): 64-bit programs only.
   if [[ $host32 == 1 ]] && ! ws_wineprefix_has32 "$prefix"; then
     host32=0 with32=0
     echo "note: the Wine prefix has no 32-bit side (made where the kernel runs no i386 program): no 32-bit variant runs here"
   fi
+  wine_env
 }
 
 # Runs a Windows program; its output goes to a file (Wine writes terminal codes to a terminal).

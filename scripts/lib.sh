@@ -59,11 +59,13 @@ ws_kernel_runs_i386() {
 
 # Debian's wine wrapper, and wineboot & co. through it (wineapploader calls
 # wine-stable), start the 32-bit loader whenever wine32 is installed: where
-# the kernel runs no i386 program, put wine and wine-stable that start
-# wine64 first in PATH (shims in DIR).  Nothing changes elsewhere.
+# the kernel runs no i386 program (or with --always: a prefix without the
+# 32-bit side, on which the 32-bit loader finds no kernel32.dll), put wine
+# and wine-stable that start wine64 first in PATH (shims in DIR).  Nothing
+# changes elsewhere.
 ws_wine64_only() {
 	local dir=$1 name
-	ws_kernel_runs_i386 && return 0
+	[[ ${2:-} == --always ]] || ! ws_kernel_runs_i386 || return 0
 	[[ -x /usr/lib/wine/wine64 ]] || return 0
 	mkdir -p "$dir"
 	for name in wine wine-stable; do
