@@ -112,7 +112,7 @@ ws_wineprefix_where() {
 # in the guest in place (the overlay renames no directory: mv would copy
 # it, twice the memory; and the whole overlay goes with the guest).
 ws_wineprefix() {
-	local dir loader=$2 server=$3 start build
+	local dir loader=$2 server=$3 start ms build
 	dir=$(ws_wineprefix_where "$1")
 	if ! ws_wineprefix_usable "$dir"; then
 		mkdir -p "$(dirname "$dir")" || return 1
@@ -129,8 +129,8 @@ ws_wineprefix() {
 			if [[ $build != "$dir" ]]; then
 				rm -rf "$dir" && mv "$build" "$dir" || exit 1
 			fi
-			start=$(( ($(date +%s%N) - start) / 1000000 ))
-			printf 'Wine prefix: created %s in %d.%d s\n' "$dir" $((start / 1000)) $((start % 1000 / 100)) >&2
+			ms=$(( ($(date +%s%N) - start) / 1000000 ))
+			printf 'Wine prefix: created %s in %d.%d s\n' "$dir" $((ms / 1000)) $((ms % 1000 / 100)) >&2
 		) 9>"$dir.lock" || return 1
 	fi
 	echo "$dir"
