@@ -338,6 +338,67 @@ START_TEST(owner_id_in_use_keeps_mutexes)
 }
 END_TEST
 
+struct brief_owner {
+	ws_arena *a;
+	uint32_t owner;
+	unsigned int spin;       /* how long it lives on after publishing its mutex */
+	_Atomic ws_handle mutex;
+};
+
+/* Creates a mutex owned, publishes it, lives on a little, and ends holding it. */
+static void *own_and_end(void *arg)
+{
+	struct brief_owner *b = arg;
+	ws_handle m;
+
+	CK_OK(ws_mutex_create(b->a, b->owner, 1, &m));
+	atomic_store(&b->mutex, m);
+	for (volatile unsigned int i = 0; i < b->spin; i++)
+		;
+	return NULL;
+}
+
+/*
+ * The owner dies about when its waiter starts to watch it, at real timing
+ * (tests/fault/test_death_watch.c places the death at each step instead).
+ * Every death must be seen at once, not at the 60-s backstop: one that
+ * landed between the waiter's look at the owner's `alive` word and its mark
+ * on that word was lost in about 1 of 6000 rounds here before the fix.
+ */
+START_TEST(owner_dies_as_its_waiter_looks)
+{
+	const long rounds = scaled(6000, 200), seen_ms = 1000 * slow_factor();
+	ws_arena *a = test_arena();
+	int late = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		struct brief_owner b = { .a = a, .owner = 0x10000 + (uint32_t)i,
+					 .spin = (unsigned int)(i * 37) % 40000 };
+		pthread_t t = spawn(own_and_end, &b);
+		ws_handle m;
+		uint32_t idx;
+		int rc;
+
+		while (!(m = atomic_load(&b.mutex)))
+			;
+		rc = wait_any_ms(a, &m, 1, 0x99, 0, seen_ms, &idx);
+		ck_assert_msg(rc == -EOWNERDEAD || rc == -ETIMEDOUT,
+			      "round %d: wait on a dying owner's mutex: %d", i, rc);
+		late += rc == -ETIMEDOUT;
+		join(t);
+		/* Late or not, the death is seen by now (a wait reaps what it finds dead). */
+		if (rc == -ETIMEDOUT)
+			CK_RC(wait_any_ms(a, &m, 1, 0x99, 0, seen_ms, &idx), -EOWNERDEAD);
+		CK_OK(ws_mutex_unlock(a, m, 0x99, NULL));
+		CK_OK(ws_close(a, m));
+	}
+	ck_assert_msg(late == 0, "%d of %ld deaths seen only at the waiter's deadline", late,
+		      rounds);
+	check_ok(a);
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("owner_death");
@@ -350,6 +411,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, owner_died_call);
 	tcase_add_test(tc, abandoned_flag);
 	tcase_add_test(tc, owner_id_in_use_keeps_mutexes);
+	tcase_add_test(tc, owner_dies_as_its_waiter_looks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -41,6 +41,8 @@
 #define BACKSTOP_NS (60 * (int64_t)WS_NSEC_PER_SEC)
 /* A dead owner found while the lock is busy (WS_ARENA_NONBLOCK): look again this soon. */
 #define REAP_RETRY_NS 10000000L
+/* More threads to watch than one futex_waitv takes: look for deaths this often. */
+#define UNWATCHED_POLL_NS 50000000L
 
 struct wait_plan {
 	const struct ws_wait *wait;
@@ -471,6 +473,7 @@ struct watch {
 	uint32_t mutex_slot[WS_MAX_WAIT_OBJECTS];
 	uint32_t mutex_gen[WS_MAX_WAIT_OBJECTS];
 	bool dead;                         /* one of them is dead already: reap */
+	bool unwatched;                    /* more to watch than a sleep takes: poll */
 };
 /* The owners of the mutexes this wait wants (noted at arm time) held by somebody else. */
 static uint32_t foreign_owners(ws_arena *arena, const struct watch *w, uint32_t owner,
@@ -496,7 +499,11 @@ static uint32_t foreign_owners(ws_arena *arena, const struct watch *w, uint32_t 
 }
 
 
-/* Adds record r's `alive` word (FUTEX_WAITERS set, so that its death wakes a sleeper). */
+/*
+ * Adds record r's `alive` word (FUTEX_WAITERS set, so that its death wakes a
+ * sleeper).  A mark that fails was raced by the death itself or by another
+ * watcher's mark: look at the new value again, or the death goes unseen.
+ */
 static void watch_record(struct watch *w, ws_arena *arena, uint32_t r)
 {
 	_Atomic uint32_t *word = &arena->records[r].alive;
@@ -505,21 +512,30 @@ static void watch_record(struct watch *w, ws_arena *arena, uint32_t r)
 	for (unsigned int i = 1; i < w->count; i++)
 		if (w->words[i].addr == word)
 			return;
-	switch (ws_liveness_of(alive)) {
-	case WS_DEAD:
-		w->dead = true;
-		break;
-	case WS_LIVE:
-		if (w->count < WS_FUTEX_WAITV_MAX &&
-		    ((alive & WS_FUTEX_WAITERS) ||
-		     atomic_compare_exchange_strong_explicit(word, &alive, alive | WS_FUTEX_WAITERS,
-							     memory_order_relaxed,
-							     memory_order_relaxed)))
-			w->words[w->count++] = (struct ws_futex_word){ word, alive | WS_FUTEX_WAITERS,
-								       true };
-		break;
-	default:
-		break;
+	for (;;) {
+		switch (ws_liveness_of(alive)) {
+		case WS_DEAD:
+			w->dead = true;
+			return;
+		case WS_LIVE:
+			if (w->count == WS_FUTEX_WAITV_MAX) {
+				w->unwatched = true;
+				return;
+			}
+			WS_FAULT(); /* a death here fails the mark below */
+			if ((alive & WS_FUTEX_WAITERS) ||
+			    atomic_compare_exchange_weak_explicit(word, &alive,
+								  alive | WS_FUTEX_WAITERS,
+								  memory_order_acquire,
+								  memory_order_acquire)) {
+				w->words[w->count++] = (struct ws_futex_word){
+					word, alive | WS_FUTEX_WAITERS, true };
+				return;
+			}
+			break; /* `alive` holds what the word is now */
+		default:
+			return;
+		}
 	}
 }
 
@@ -538,6 +554,7 @@ static void watch_words(ws_arena *arena, struct ws_record *rec, uint32_t self, s
 	w->words[0] = (struct ws_futex_word){ &rec->wake, 0, true };
 	w->count = 1;
 	w->dead = false;
+	w->unwatched = false;
 	for (uint32_t i = 0; i < w->ahead_count; i++)
 		watch_record(w, arena, w->ahead[i]);
 	if (!n)
@@ -584,7 +601,11 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 				continue;
 		}
 		reaped = false;
-		until = ws_deadline_bound(&plan->deadline, w->dead ? REAP_RETRY_NS : BACKSTOP_NS);
+		if (w->dead)
+			until = ws_deadline_bound(&plan->deadline, REAP_RETRY_NS);
+		else
+			until = ws_deadline_bound(&plan->deadline,
+						  w->unwatched ? UNWATCHED_POLL_NS : BACKSTOP_NS);
 		WS_FAULT();
 		ret = ws_futex_wait(w->words, w->count, &until);
 		WS_FAULT();
@@ -596,7 +617,8 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 			ws_crit_wait_out(arena, rec->handed_in);
 			return ws_wait_result(state, &plan->shape, index);
 		}
-		/* The backstop: a dead-man wake that corruption lost, a death nobody saw. */
+		/* The backstop (or the poll of the unwatched): a dead-man wake that
+		 * corruption lost, a death nobody saw. */
 		if (ret == -ETIMEDOUT && ws_deadline_passed(&until) &&
 		    !ws_deadline_passed(&plan->deadline))
 			sweep(arena, true);
