@@ -345,6 +345,94 @@ START_TEST(adoption_races_reaping)
 }
 END_TEST
 
+struct latecomer {
+	ws_arena *a;
+	_Atomic int step;        /* 1: tried under the busy lock, 2: may go on, 3: done */
+	int first, second;
+};
+
+/* A new thread: one call while the lock is busy, another once it is free. */
+static void *latecomer_main(void *arg)
+{
+	struct latecomer *l = arg;
+	ws_handle e;
+
+	l->first = ws_event_create(l->a, false, false, &e);
+	atomic_store(&l->step, 1);
+	while (atomic_load(&l->step) != 2)
+		sleep_ms(1);
+	l->second = ws_event_create(l->a, false, false, &e);
+	atomic_store(&l->step, 3);
+	return NULL;
+}
+
+static void *own_mutex_and_end(void *arg)
+{
+	ws_handle *m = arg;
+
+	CK_OK(ws_mutex_create(cur_arena, 0x5150, 1, m));
+	atomic_store(&registered_tid, (pid_t)syscall(SYS_gettid));
+	return NULL;
+}
+
+/*
+ * WS_ARENA_NONBLOCK: a new thread that adopts a dead record and finds the
+ * lock busy fails with -EAGAIN having changed nothing: the record is dead
+ * again, so the dead thread's mutex is abandoned to the next waiter while
+ * the new thread lives (v3 kept the record live under the new thread with
+ * its duties undone: the mutex stayed owned, -ETIMEDOUT here).
+ */
+START_TEST(nonblocking_adoption_is_undone)
+{
+	ws_arena *a = test_arena();
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	struct latecomer l = { .a = a };
+	int mine, dead = -1;
+	uint32_t ref, idx;
+	pthread_t t;
+	ws_handle m;
+
+	CK_OK(ws_arena_check(a, NULL, 0));
+	mine = record_of(a, self);
+	ck_assert_int_ge(mine, 0);
+	cur_arena = a;
+	join(spawn(own_mutex_and_end, &m));
+	for (uint32_t r = 0; r < a->records_count; r++)
+		if (a->records[r].tid == (uint32_t)atomic_load(&registered_tid))
+			dead = (int)r;
+	ck_assert_int_ge(dead, 0);
+	/* The dead record is the one a new thread can take: the rest read as ours. */
+	atomic_store(&a->header->fresh_records, a->records_count);
+	for (uint32_t r = 0; r < a->records_count; r++)
+		if ((int)r != mine && (int)r != dead)
+			atomic_store(&a->records[r].alive, (uint32_t)self);
+	/* The lock held by a live thread (our record's name), the new thread non-blocking. */
+	ref = (atomic_load(&a->records[mine].generation) & WS_REF_GEN_MASK) << WS_REF_INDEX_BITS |
+	      (uint32_t)(mine + 1);
+	atomic_store(&a->header->lock, ref);
+	CK_OK(ws_arena_set_flags(a, WS_ARENA_NONBLOCK));
+	t = spawn(latecomer_main, &l);
+	while (atomic_load(&l.step) != 1)
+		sleep_ms(1);
+	CK_RC(l.first, -EAGAIN);
+	ck_assert_msg(atomic_load(&a->records[dead].alive) & WS_FUTEX_OWNER_DIED,
+		      "the dead record is %#x after a call that failed with -EAGAIN",
+		      atomic_load(&a->records[dead].alive));
+	atomic_store(&a->header->lock, 0);
+	CK_OK(ws_arena_set_flags(a, 0));
+	/* The new thread lives on: the dead owner's mutex is abandoned all the same. */
+	CK_RC(wait_any_ms(a, &m, 1, 0x98, 0, 2000, &idx), -EOWNERDEAD);
+	atomic_store(&l.step, 2);
+	join(t);
+	CK_OK(l.second);
+	for (uint32_t r = 0; r < a->records_count; r++)
+		if ((int)r != mine && atomic_load(&a->records[r].alive) == (uint32_t)self)
+			atomic_store(&a->records[r].alive, 0);
+	CK_OK(ws_arena_check(a, NULL, 0));
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("reliability");
@@ -356,6 +444,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, enospc_only_at_capacity);
 	tcase_add_test(tc, reaping_record_is_never_adopted);
 	tcase_add_test(tc, adoption_races_reaping);
+	tcase_add_test(tc, nonblocking_adoption_is_undone);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -58,6 +58,8 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 		ws_lock_stats_taking(atomic_load_explicit(lock, memory_order_relaxed) != 0);
 	ret = ws_lock_take(arena, lock, c->self, c->ref, block, &taken_from);
 	if (ret) {
+		if (adopted)
+			ws_self_give_back(arena, c->self);
 		leave_unlocked();
 		return ret;
 	}

@@ -338,6 +338,34 @@ int ws_self_cached(ws_arena *arena, uint32_t *record)
 	return -ENOENT;
 }
 
+/* Marks our own record dead, as the kernel would, and wakes whoever watches it. */
+static void mark_left(struct ws_record *rec)
+{
+	uint32_t old = atomic_exchange_explicit(&rec->alive, WS_FUTEX_OWNER_DIED,
+						memory_order_acq_rel);
+
+	if (old & WS_FUTEX_WAITERS)
+		ws_futex_wake(&rec->alive, INT_MAX, true);
+}
+
+/*
+ * Takes our record off our list and marks it dead, as our death would; a
+ * death meanwhile is still marked by the kernel (list_op_pending).
+ */
+static void give_back(ws_arena *arena, struct ws_robust_head *head, uint32_t record)
+{
+	struct ws_record *rec = &arena->records[record];
+	void *saved = head->list_op_pending;
+
+	head->list_op_pending = entry_of(rec);
+	atomic_signal_fence(memory_order_seq_cst);
+	WS_FAULT();
+	if (robust_unlink(head, rec))
+		mark_left(rec);
+	head->list_op_pending = saved;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
 int ws_self(ws_arena *arena, uint32_t *record, bool *adopted)
 {
 	struct ws_thread *t = ws_os_thread();
@@ -362,21 +390,39 @@ int ws_self(ws_arena *arena, uint32_t *record, bool *adopted)
 	if (ret)
 		return ret;
 	ret = remember(arena, ws_os_process_id(), tid, *record);
-	if (ret)
+	if (ret) {
+		give_back(arena, head, *record);
+		*adopted = false;
 		return ret;
+	}
 	cache_put(t, arena->serial, tid, *record);
 	return 0;
 }
 
-/* Marks our own record dead, as the kernel would, and wakes whoever watches it. */
-static void mark_left(struct ws_record *rec)
+void ws_self_give_back(ws_arena *arena, uint32_t record)
 {
-	uint32_t old = atomic_exchange_explicit(&rec->alive, WS_FUTEX_OWNER_DIED,
-						memory_order_acq_rel);
+	struct ws_thread *t = ws_os_thread();
+	struct ws_robust_head *head = ws_robust_head();
+	uint32_t tid = ws_os_thread_id();
 
-	if (old & WS_FUTEX_WAITERS)
-		ws_futex_wake(&rec->alive, INT_MAX, true);
+	if (!t || !head)
+		return; /* ws_self() could not have handed it out */
+	registry_lock(arena);
+	for (uint32_t i = 0; i < arena->registry_count; i++) {
+		struct ws_registration *r = &arena->registry[i];
+
+		if (r->tid == tid && r->record == record) {
+			*r = arena->registry[--arena->registry_count];
+			break;
+		}
+	}
+	registry_unlock(arena);
+	for (int i = 0; i < WS_THREAD_CACHE; i++)
+		if (t->cache[i].serial == arena->serial && t->cache[i].record == record)
+			t->cache[i].serial = 0;
+	give_back(arena, head, record);
 }
+
 
 bool ws_records_leave(ws_arena *arena)
 {

@@ -62,6 +62,14 @@ static inline enum ws_liveness ws_record_liveness(const struct ws_record *rec)
 int ws_self(ws_arena *arena, uint32_t *record, bool *adopted);
 /* The same from the thread's cache only (the uncontended paths): -ENOENT on a miss. */
 int ws_self_cached(ws_arena *arena, uint32_t *record);
+/*
+ * Gives back a record ws_self() has just adopted when the caller cannot do
+ * its duties now (the lock busy under WS_ARENA_NONBLOCK): dead again, off
+ * our list, forgotten, so that whoever adopts or reaps it next does them.
+ * Kept undone, its dead thread's mutexes would stay owned while we live,
+ * and be lost for good once our first mutex replaced the record's owner id.
+ */
+void ws_self_give_back(ws_arena *arena, uint32_t record);
 
 /*
  * Records the owner id a thread has just acquired a mutex with (reap.c:
