@@ -8,6 +8,8 @@
  *   5  a wait that acquires nothing does not change the owner id a thread
  *      is known by
  *   8  -ENOSPC only at `capacity` live objects, whoever waits on a closed one
+ * and one found since: a record adopted by a non-blocking call that gets
+ * -EAGAIN is given back dead, its duties left to the next adopter or reaper.
  */
 #define _GNU_SOURCE
 #include "harness.h"
