@@ -53,8 +53,13 @@ ws_cache_dir() {
 # scripts/deps.sh i386), an executable ELF32 file: exit 126 is ENOEXEC.
 ws_kernel_runs_i386() {
 	local loader=/lib/ld-linux.so.2
+	# Not cached while the loader is missing: libc6:i386 may be installed later.
 	[[ -e $loader ]] || return 1
-	"$loader" --version >/dev/null 2>&1
+	if [[ -z ${_ws_kernel_runs_i386:-} ]]; then
+		_ws_kernel_runs_i386=no
+		"$loader" --version >/dev/null 2>&1 && _ws_kernel_runs_i386=yes
+	fi
+	[[ $_ws_kernel_runs_i386 == yes ]]
 }
 
 # Debian's wine wrapper, and wineboot & co. through it (wineapploader calls
