@@ -74,20 +74,11 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 		struct ws_record *rec = &arena->records[r];
 		uint32_t alive = atomic_load_explicit(&rec->alive, memory_order_relaxed);
 
-		/* A failed mark was raced by the death itself, or by another sleeper's mark. */
-		while (ws_liveness_of(alive) == WS_LIVE &&
-		       !(alive & WS_FUTEX_WAITERS) &&
-		       !atomic_compare_exchange_weak_explicit(&rec->alive, &alive,
-							      alive | WS_FUTEX_WAITERS,
-							      memory_order_relaxed,
-							      memory_order_relaxed))
-			;
 		/* Gone already: the caller's next look takes the lock over, no sleep. */
-		if (ws_liveness_of(alive) != WS_LIVE)
+		if (!ws_record_watch(&rec->alive, &alive))
 			return;
 		/* The kernel wakes robust words as shared futexes. */
-		words[count++] = (struct ws_futex_word){ &rec->alive, alive | WS_FUTEX_WAITERS,
-							 true };
+		words[count++] = (struct ws_futex_word){ &rec->alive, alive, true };
 	}
 	ws_stat_add(WS_STAT_LOCK_SLEEPS);
 	ws_futex_wait(words, count, &slice);

@@ -423,7 +423,6 @@ void ws_self_give_back(ws_arena *arena, uint32_t record)
 	give_back(arena, head, record);
 }
 
-
 bool ws_records_leave(ws_arena *arena)
 {
 	uint32_t pid = ws_os_process_id(), tid = ws_os_thread_id();

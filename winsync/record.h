@@ -22,6 +22,7 @@
 #define WINSYNC_RECORD_H
 
 #include "arena.h"
+#include "fault.h"
 
 /* A value the kernel never writes (it clears the tid when it marks a death). */
 #define WS_RECORD_REAPING (WS_FUTEX_OWNER_DIED | 1u)
@@ -81,6 +82,28 @@ static inline void ws_record_note_owner(ws_arena *arena, uint32_t record, uint32
 
 	if (atomic_load_explicit(field, memory_order_relaxed) != owner)
 		atomic_store_explicit(field, owner, memory_order_release);
+}
+
+/*
+ * Marks live record `word` FUTEX_WAITERS, so that the kernel's mark of its
+ * death wakes whoever sleeps on it.  *alive: the word as last read; after,
+ * what it is now (FUTEX_WAITERS set when true is returned).  A failed mark
+ * was raced by the death itself or by another watcher's mark: it looks
+ * again, or the death would go unseen.  False: the record is not live.
+ */
+static inline bool ws_record_watch(_Atomic uint32_t *word, uint32_t *alive)
+{
+	while (ws_liveness_of(*alive) == WS_LIVE) {
+		WS_FAULT(); /* a death here fails the mark below */
+		if ((*alive & WS_FUTEX_WAITERS) ||
+		    atomic_compare_exchange_weak_explicit(word, alive, *alive | WS_FUTEX_WAITERS,
+							  memory_order_acquire,
+							  memory_order_acquire)) {
+			*alive |= WS_FUTEX_WAITERS;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* The lock word's name for a record: generation and index + 1. */

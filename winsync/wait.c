@@ -499,11 +499,7 @@ static uint32_t foreign_owners(ws_arena *arena, const struct watch *w, uint32_t 
 }
 
 
-/*
- * Adds record r's `alive` word (FUTEX_WAITERS set, so that its death wakes a
- * sleeper).  A mark that fails was raced by the death itself or by another
- * watcher's mark: look at the new value again, or the death goes unseen.
- */
+/* Adds record r's `alive` word (ws_record_watch), or notes that it is dead. */
 static void watch_record(struct watch *w, ws_arena *arena, uint32_t r)
 {
 	_Atomic uint32_t *word = &arena->records[r].alive;
@@ -512,31 +508,12 @@ static void watch_record(struct watch *w, ws_arena *arena, uint32_t r)
 	for (unsigned int i = 1; i < w->count; i++)
 		if (w->words[i].addr == word)
 			return;
-	for (;;) {
-		switch (ws_liveness_of(alive)) {
-		case WS_DEAD:
-			w->dead = true;
-			return;
-		case WS_LIVE:
-			if (w->count == WS_FUTEX_WAITV_MAX) {
-				w->unwatched = true;
-				return;
-			}
-			WS_FAULT(); /* a death here fails the mark below */
-			if ((alive & WS_FUTEX_WAITERS) ||
-			    atomic_compare_exchange_weak_explicit(word, &alive,
-								  alive | WS_FUTEX_WAITERS,
-								  memory_order_acquire,
-								  memory_order_acquire)) {
-				w->words[w->count++] = (struct ws_futex_word){
-					word, alive | WS_FUTEX_WAITERS, true };
-				return;
-			}
-			break; /* `alive` holds what the word is now */
-		default:
-			return;
-		}
-	}
+	if (w->count == WS_FUTEX_WAITV_MAX && ws_liveness_of(alive) == WS_LIVE)
+		w->unwatched = true;
+	else if (ws_record_watch(word, &alive))
+		w->words[w->count++] = (struct ws_futex_word){ word, alive, true };
+	else if (ws_liveness_of(alive) == WS_DEAD)
+		w->dead = true;
 }
 
 /*
@@ -581,6 +558,7 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 	for (;;) {
 		uint32_t state = ws_wait_state(rec);
 		struct ws_deadline until;
+		int64_t slice;
 		int ret;
 
 		if (state != WS_WAIT_PENDING) {
@@ -601,11 +579,8 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 				continue;
 		}
 		reaped = false;
-		if (w->dead)
-			until = ws_deadline_bound(&plan->deadline, REAP_RETRY_NS);
-		else
-			until = ws_deadline_bound(&plan->deadline,
-						  w->unwatched ? UNWATCHED_POLL_NS : BACKSTOP_NS);
+		slice = w->dead ? REAP_RETRY_NS : w->unwatched ? UNWATCHED_POLL_NS : BACKSTOP_NS;
+		until = ws_deadline_bound(&plan->deadline, slice);
 		WS_FAULT();
 		ret = ws_futex_wait(w->words, w->count, &until);
 		WS_FAULT();
