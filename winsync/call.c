@@ -5,10 +5,28 @@
 #include "fault.h"
 #include "queue.h"
 #include "reap.h"
+#include "recover.h"
 #include "slot.h"
 
-static int locked_call(ws_arena *arena, ws_handle handle, const struct ws_object_call *call,
-		       void *ctx)
+/* What a signal on the object may owe its queue (ws_queue_alone): more than one unit to hand out? */
+static bool many_units(struct ws_object *obj, enum ws_after after)
+{
+	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
+
+	if (ws_head_type(head) == WS_TYPE_SEM)
+		return true;
+	/* A manual-reset event's set or pulse releases every waiter. */
+	return ws_head_type(head) == WS_TYPE_EVENT && ws_get(&obj->aux) &&
+	       (after == WS_AFTER_SETTLE || after == WS_AFTER_PULSE);
+}
+
+/*
+ * The call under a lock: the object's own (`alone`), or the arena's.  On
+ * its own object's lock it first makes sure the object alone is concerned
+ * (ws_queue_alone) and else is undone with WS_NEED_ARENA.
+ */
+static int call_in_section(ws_arena *arena, ws_handle handle, const struct ws_object_call *call,
+			   void *ctx, bool alone)
 {
 	struct ws_crit c;
 	bool dead = false;
@@ -16,7 +34,8 @@ static int locked_call(ws_arena *arena, ws_handle handle, const struct ws_object
 	enum ws_op op = WS_OP_PLAIN;
 	int ret;
 
-	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
+	ret = alone ? ws_crit_enter_object(arena, slot, &c)
+		    : ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
 	if (call->after != WS_AFTER_NOTHING && slot < arena->slots) {
@@ -25,11 +44,20 @@ static int locked_call(ws_arena *arena, ws_handle handle, const struct ws_object
 		op = call->after == WS_AFTER_SETTLE ? WS_OP_SIGNAL
 		     : manual			    ? WS_OP_PULSE_ALL
 						    : WS_OP_PULSE_ONE;
-		/* Before the operation is logged: from then on it owes its waiters. */
-		ws_guard_queue(&c, slot);
+		/* Before the operation is logged: from then on it owes its waiters.
+		 * Alone, the queue may be the arena lock's holder's to edit until
+		 * the object is locked: guarded then. */
+		if (!alone)
+			ws_guard_queue(&c, slot);
 	}
 	ws_op_begin(&c, op, slot);
 	ret = ws_obj_lock_handle(&c, handle, call->type, &slot);
+	if (ret >= 0 && alone && op != WS_OP_PLAIN) {
+		if (!ws_queue_alone(&c, slot, many_units(&arena->objects[slot], call->after)))
+			ret = c.error = WS_NEED_ARENA;
+		else
+			ws_guard_queue(&c, slot);
+	}
 	if (ret >= 0) {
 		ret = call->locked(&arena->objects[slot], ctx);
 		if (ret)
@@ -47,9 +75,24 @@ static int locked_call(ws_arena *arena, ws_handle handle, const struct ws_object
 	}
 	ws_op_end(&c);
 	/* Waiters of dead threads were skipped: reclaim what they left now. */
-	if (dead)
-		ws_reap_dead(&c);
+	if (dead && !alone)
+		ws_recover_and_reap(&c);
 	ws_crit_leave(&c);
+	/* Without waiting for the arena lock: the reap is anybody's next chance. */
+	if (dead && alone)
+		ws_crit_reap(arena, true);
+	return ret;
+}
+
+static int locked_call(ws_arena *arena, ws_handle handle, const struct ws_object_call *call,
+		       void *ctx)
+{
+	int ret = WS_NEED_ARENA;
+
+	if (ws_handle_slot(arena, handle) < arena->slots)
+		ret = call_in_section(arena, handle, call, ctx, true);
+	if (ret == WS_NEED_ARENA)
+		ret = call_in_section(arena, handle, call, ctx, false);
 	return ret;
 }
 

@@ -199,6 +199,8 @@ int ws_arena_check(ws_arena *arena, char *report, size_t size)
 	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
+	/* Sections on one object end first: every object at rest at once. */
+	ws_crit_hold_objects(&c);
 	fresh = arena->header->fresh_slots;
 	if (fresh > arena->slots || arena->header->live > arena->capacity)
 		ret = fail(&k, "%u slots used of %u, %u live of %u", fresh, arena->slots,
@@ -211,6 +213,7 @@ int ws_arena_check(ws_arena *arena, char *report, size_t size)
 		ret = check_free_list(&k);
 	if (!ret)
 		ret = check_records(&k);
+	ws_crit_release_objects(&c);
 	ws_crit_leave(&c);
 	return ret;
 }

@@ -42,6 +42,9 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 		return ret;
 	c->arena = arena;
 	c->lock = lock;
+	c->object_slot = WS_CRIT_ARENA;
+	c->committed = false;
+	c->rolled_back = false;
 	c->rec = &arena->records[c->self];
 	c->log = &c->rec->log;
 	c->ref = ws_record_ref(arena, c->self);
@@ -82,6 +85,91 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 	return 0;
 }
 
+/*
+ * Puts right the lock word of object `slot`, which its taker found naming
+ * `gone` (a dead holder, or a stale word): under the arena lock, so that one
+ * thread at a time replays a dead holder's log.
+ */
+static int recover_object_lock(ws_arena *arena, uint32_t slot, uint32_t gone, bool block)
+{
+	_Atomic uint32_t *word = &arena->objects[slot].lock;
+	struct ws_crit c;
+	uint32_t seen, holder;
+	int ret;
+
+	ret = enter(arena, ws_arena_lock(arena), block, &c);
+	if (ret)
+		return ret;
+	seen = atomic_load_explicit(word, memory_order_acquire);
+	/* Unchanged: nobody took it since, so its holder is the one found gone. */
+	if ((seen & ~WS_LOCK_CONTENDED) == (gone & ~WS_LOCK_CONTENDED) &&
+	    ws_lock_seize(word, seen, c.ref)) {
+		holder = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
+		if (holder != UINT32_MAX && holder != c.self)
+			ws_recover(&c, holder);
+		ws_lock_release_seized(arena, word);
+	}
+	ws_crit_leave(&c);
+	return 0;
+}
+
+int ws_crit_enter_object(ws_arena *arena, uint32_t slot, struct ws_crit *c)
+{
+	bool block = !(arena->flags & WS_ARENA_NONBLOCK);
+
+	for (;;) {
+		struct ws_thread *t = ws_os_thread();
+		uint32_t gone;
+		bool adopted;
+		int ret;
+
+		ret = ws_self(arena, &c->self, &adopted);
+		if (ret)
+			return ret;
+		/* A dead thread's duties are the arena lock's business. */
+		if (adopted) {
+			ws_self_give_back(arena, c->self);
+			return WS_NEED_ARENA;
+		}
+		c->arena = arena;
+		c->lock = &arena->objects[slot].lock;
+		c->object_slot = slot;
+		c->committed = false;
+		c->rolled_back = false;
+		c->rec = &arena->records[c->self];
+		c->log = &c->rec->log;
+		c->ref = ws_record_ref(arena, c->self);
+		c->robust_head = ws_robust_head();
+		c->deferred_wake = NULL;
+		c->guarding = false;
+		c->rearm_count = 0;
+		c->error = 0;
+		t->critical++;
+		atomic_signal_fence(memory_order_seq_cst);
+		c->held_since = 0;
+		/* Named before it is taken: a recovery lets go a word that names the dead. */
+		ws_put(&c->log->object_lock, slot + 1);
+		atomic_signal_fence(memory_order_seq_cst);
+		if (ws_lock_stats_enabled())
+			ws_lock_stats_taking(atomic_load_explicit(c->lock, memory_order_relaxed) != 0);
+		ret = ws_lock_take_object(arena, c->lock, c->self, c->ref, block, &gone);
+		if (ret == 0) {
+			if (ws_lock_stats_enabled())
+				c->held_since = ws_clock_ns(WS_CLOCK_MONOTONIC);
+			ws_stat_add(WS_STAT_LOCKED_CALLS);
+			WS_FAULT();
+			return 0;
+		}
+		ws_put(&c->log->object_lock, 0);
+		leave_unlocked();
+		if (ret != -EOWNERDEAD)
+			return ret;
+		ret = recover_object_lock(arena, slot, gone, block);
+		if (ret)
+			return ret;
+	}
+}
+
 int ws_crit_enter(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c)
 {
 	return enter(arena, lock, !(arena->flags & WS_ARENA_NONBLOCK), c);
@@ -90,6 +178,86 @@ int ws_crit_enter(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c)
 int ws_crit_try(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c)
 {
 	return enter(arena, lock, false, c);
+}
+
+void ws_crit_sweep_object(ws_arena *arena, uint32_t slot, bool try_only)
+{
+	uint32_t seen;
+
+	if (slot >= arena->slots)
+		return;
+	seen = atomic_load_explicit(&arena->objects[slot].lock, memory_order_acquire);
+	if (seen && !ws_ref_live(arena, seen & ~WS_LOCK_CONTENDED))
+		recover_object_lock(arena, slot, seen, !try_only);
+}
+
+int ws_crit_reap(ws_arena *arena, bool try_only)
+{
+	struct ws_crit c;
+	int ret;
+
+	ret = enter(arena, ws_arena_lock(arena), !try_only && !(arena->flags & WS_ARENA_NONBLOCK),
+		    &c);
+	if (ret)
+		return ret;
+	ws_recover_and_reap(&c);
+	ws_crit_leave(&c);
+	return 0;
+}
+
+static uint32_t slots_used(ws_arena *arena)
+{
+	uint32_t n = arena->header->fresh_slots;
+
+	return n < arena->slots ? n : arena->slots;
+}
+
+void ws_crit_hold_objects(struct ws_crit *c)
+{
+	ws_arena *arena = c->arena;
+	uint32_t n = slots_used(arena);
+
+	for (uint32_t s = 0; s < n; s++) {
+		_Atomic uint32_t *word = &arena->objects[s].lock;
+		struct ws_holder_watch watch = { 0, 0, false };
+
+		for (;;) {
+			uint32_t seen = atomic_load_explicit(word, memory_order_acquire), holder;
+
+			if ((seen & ~WS_LOCK_CONTENDED) == c->ref)
+				break;
+			if (!seen) {
+				if (atomic_compare_exchange_weak_explicit(word, &seen, c->ref,
+									  memory_order_acquire,
+									  memory_order_relaxed))
+					break;
+				continue;
+			}
+			if (!ws_lock_wait_holder(arena, word, seen, &watch) ||
+			    !ws_lock_seize(word, seen, c->ref))
+				continue;
+			holder = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
+			if (holder != UINT32_MAX && holder != c->self)
+				ws_recover(c, holder);
+			break;
+		}
+	}
+}
+
+void ws_crit_release_objects(struct ws_crit *c)
+{
+	ws_arena *arena = c->arena;
+	uint32_t n = slots_used(arena);
+
+	for (uint32_t s = 0; s < n; s++) {
+		_Atomic uint32_t *word = &arena->objects[s].lock;
+		uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
+
+		if (seen && (seen & ~WS_LOCK_CONTENDED) == c->ref) {
+			if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
+				ws_futex_wake(word, 1, arena->shared);
+		}
+	}
 }
 
 /* Waiters of ws_crit_wait_out learn the section is over. */
@@ -107,11 +275,20 @@ static void wake_section_waiters(ws_arena *arena)
 
 void ws_crit_leave(struct ws_crit *c)
 {
+	/* Sections on one object rolled back on our way: their operations finish now. */
+	if (c->rolled_back) {
+		c->rolled_back = false;
+		ws_recover_orphans(c);
+	}
 	if (c->held_since)
 		ws_lock_stats_released(c->held_since);
 	ws_lock_release(c->arena, c->lock, c->self);
-	if (c->lock == ws_arena_lock(c->arena))
+	if (c->object_slot != WS_CRIT_ARENA) {
+		atomic_signal_fence(memory_order_seq_cst);
+		ws_put(&c->log->object_lock, 0);
+	} else {
 		wake_section_waiters(c->arena);
+	}
 	ws_guard_release(c);
 	/* Waiters of mutexes that changed owner: they watch the new owner from now on. */
 	for (uint32_t i = 0; i < c->rearm_count; i++)
@@ -126,6 +303,8 @@ void ws_crit_wait_out(ws_arena *arena, uint32_t section)
 {
 	_Atomic uint32_t *sections = &arena->header->sections, *lock = ws_arena_lock(arena);
 
+	if (section == WS_HANDED_ALONE)
+		return;
 	for (;;) {
 		uint32_t now = atomic_load_explicit(sections, memory_order_seq_cst);
 		struct ws_futex_word word = { sections, now | WS_SECTIONS_WAITED, arena->shared };

@@ -30,6 +30,32 @@ int ws_crit_try(ws_arena *arena, _Atomic uint32_t *lock, struct ws_crit *c);
 void ws_crit_leave(struct ws_crit *c);
 
 /*
+ * Enters a critical section on object `slot` alone, under its own lock
+ * word: the section may lock that object and nothing else (txn.h), so that
+ * operations on unrelated objects never wait for each other.  The arena
+ * lock's holder waits for such a section when it needs the object; such a
+ * section never waits for anything.  A holder of the word that is gone is
+ * put right under the arena lock first (one replay at a time).
+ * WS_NEED_ARENA: this thread adopted a dead record, whose duties need the
+ * arena lock.  Also ws_crit_enter's errors.
+ */
+int ws_crit_enter_object(ws_arena *arena, uint32_t slot, struct ws_crit *c);
+/*
+ * A waiter woken by the kernel for a dead holder (or its backstop): puts
+ * right the lock word of object `slot` if a dead thread holds it.
+ */
+void ws_crit_sweep_object(ws_arena *arena, uint32_t slot, bool try_only);
+/*
+ * For the arena lock's holder that must see every object at rest at once
+ * (ws_arena_check): takes every object's own lock word too, then lets them
+ * all go.
+ */
+void ws_crit_hold_objects(struct ws_crit *c);
+/* Reaps dead records under the arena lock (not waiting for it if try_only): 0 or -EAGAIN, ... */
+int ws_crit_reap(ws_arena *arena, bool try_only);
+void ws_crit_release_objects(struct ws_crit *c);
+
+/*
  * Returns once critical section number `section` (of the arena lock) is
  * over.  A signal that releases several waits hands them their results one
  * at a time, each in its own transaction, but in NT it is one step: a wait

@@ -9,9 +9,13 @@
  *
  * Who may write what:
  *   object head    a CAS by anyone while WS_HEAD_LOCKED is clear (the
- *                  uncontended paths); only the lock holder sets LOCKED,
- *                  and while it is set only the holder writes the object.
- *   other object fields, queues, free lists: the lock holder only.
+ *                  uncontended paths); only a lock holder sets LOCKED:
+ *                  the holder of the arena lock, or the holder of the
+ *                  object's own lock word (an operation on that object
+ *                  alone, crit.h), and while it is set only that holder
+ *                  writes the object.
+ *   other object fields, queues: whoever has the object LOCKED.
+ *   free lists, the header: the arena lock's holder.
  *   record.state   waiter.c, the only file that changes a wait's state:
  *                  the lock holder arms and hands off, the waiter itself
  *                  gives up (a compare-exchange, no lock).
@@ -31,7 +35,7 @@
 #include "winsync.h"
 
 #define WS_ARENA_MAGIC   0x636e7377u /* "wsnc" */
-#define WS_ARENA_VERSION 4u /* 4: the head's stamp */
+#define WS_ARENA_VERSION 5u /* 4: the head's stamp; 5: a lock per object */
 
 /*
  * Object head: the value in the low half, the rest in the high half.
@@ -80,7 +84,8 @@ struct ws_object {
 	uint32_t queue_tail;
 	uint32_t queued;         /* entries linked */
 	uint32_t next_free;      /* slot + 1 in the free FIFO */
-	uint32_t reserved[9];
+	_Atomic uint32_t lock;   /* the object's own lock word (crit.h), like the arena's */
+	uint32_t reserved[8];
 };
 _Static_assert(sizeof(struct ws_object) == 64, "one object per cache line");
 
@@ -156,7 +161,8 @@ struct ws_log {
 	uint32_t claim_state;     /* and what: the wait state that commits the hand-off */
 	uint32_t owner_died;      /* the owner id of a ws_owner_died() under way, or 0 */
 	uint32_t wake_record;     /* record + 1 handed an object, maybe not yet woken, or 0 */
-	uint32_t reserved[6];
+	_Atomic uint32_t object_lock; /* slot + 1 of the object lock word taken or held, or 0 */
+	uint32_t reserved[5];
 	struct ws_log_locked locked[WS_LOG_LOCKED];
 	struct ws_log_undo undo[WS_LOG_UNDO];
 };
@@ -224,6 +230,8 @@ _Static_assert(WS_MAX_THREADS == WS_REF_INDEX_MASK, "a ref holds record + 1");
 
 /* In `sections`: somebody sleeps on it until the current section is over. */
 #define WS_SECTIONS_WAITED 0x80000000u
+/* In a record's handed_in: handed alone, by a section on one object: nothing to wait out. */
+#define WS_HANDED_ALONE WS_SECTIONS_WAITED
 
 struct ws_arena_header {
 	uint32_t magic;

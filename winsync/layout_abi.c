@@ -26,6 +26,7 @@ WS_AT(ws_object, queue_head, 12, 4);
 WS_AT(ws_object, queue_tail, 16, 4);
 WS_AT(ws_object, queued, 20, 4);
 WS_AT(ws_object, next_free, 24, 4);
+WS_AT(ws_object, lock, 28, 4);
 
 WS_SIZE(ws_entry, 16, 4);
 WS_AT(ws_entry, prev, 0, 4);
@@ -58,6 +59,7 @@ WS_AT(ws_log, claim_record, 24, 4);
 WS_AT(ws_log, claim_state, 28, 4);
 WS_AT(ws_log, owner_died, 32, 4);
 WS_AT(ws_log, wake_record, 36, 4);
+WS_AT(ws_log, object_lock, 40, 4);
 WS_AT(ws_log, locked, 64, 5280);
 WS_AT(ws_log, undo, 5344, 8192);
 

@@ -15,20 +15,13 @@
 /* How often a sleeper looks at the holder again, whatever wakes it. */
 #define LOCK_CHECK_NS 100000000L
 
-/* Follows a sleeper's view of one holder across its sleeps. */
-struct holder_watch {
-	uint32_t word;     /* the lock word when the suspicion started */
-	uint32_t holding;  /* the holder's counter then */
-	bool suspect;
-};
-
 /*
  * Is the holder named by the lock word `seen` gone?  Dead, its record
  * reused, out of range, or (the suspicion rule) not holding anything across
  * two looks with nothing changed in between.  A live holder's generation
  * cannot change under it (record.h), so a mismatch is a death.
  */
-static bool holder_gone(ws_arena *arena, uint32_t seen, struct holder_watch *watch)
+static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *watch)
 {
 	uint32_t ref = seen & ~WS_LOCK_CONTENDED;
 	uint32_t holding;
@@ -84,11 +77,12 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 	ws_futex_wait(words, count, &slice);
 }
 
-int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
-		 uint32_t *taken_from)
+/* Takes `word`; one whose holder is gone is taken over, or with !takeover left alone (-EOWNERDEAD). */
+static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
+		bool takeover, uint32_t *taken_from)
 {
 	_Atomic uint32_t *holding = &arena->records[self].holding;
-	struct holder_watch watch = { 0, 0, false };
+	struct ws_holder_watch watch = { 0, 0, false };
 	uint32_t seen = 0;
 
 	*taken_from = 0;
@@ -118,6 +112,11 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_
 		}
 		/* Our own name while we do not hold it: a predecessor of an adopted record. */
 		if ((seen & ~WS_LOCK_CONTENDED) == ref || holder_gone(arena, seen, &watch)) {
+			if (!takeover) {
+				atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+				*taken_from = seen;
+				return -EOWNERDEAD;
+			}
 			if (atomic_compare_exchange_strong_explicit(word, &seen,
 								    ref | WS_LOCK_CONTENDED,
 								    memory_order_acquire,
@@ -141,6 +140,53 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_
 		}
 		sleep_on_holder(arena, word, seen);
 	}
+}
+
+int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
+		 uint32_t *taken_from)
+{
+	return take(arena, word, self, ref, block, true, taken_from);
+}
+
+int ws_lock_take_object(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref,
+			bool block, uint32_t *gone)
+{
+	return take(arena, word, self, ref, block, false, gone);
+}
+
+bool ws_lock_seize(_Atomic uint32_t *word, uint32_t seen, uint32_t ref)
+{
+	return atomic_compare_exchange_strong_explicit(word, &seen, ref | WS_LOCK_CONTENDED,
+						       memory_order_acquire, memory_order_relaxed);
+}
+
+void ws_lock_release_seized(ws_arena *arena, _Atomic uint32_t *word)
+{
+	WS_FAULT();
+	/* Sleepers may have come while the dead holder had it: wake one. */
+	atomic_store_explicit(word, 0, memory_order_release);
+	ws_futex_wake(word, 1, arena->shared);
+}
+
+bool ws_lock_wait_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
+			 struct ws_holder_watch *watch)
+{
+	if (holder_gone(arena, seen, watch))
+		return true;
+	for (int i = 0; i < LOCK_SPINS; i++) {
+		ws_os_relax();
+		if (atomic_load_explicit(word, memory_order_relaxed) != seen)
+			return false;
+	}
+	if (!(seen & WS_LOCK_CONTENDED)) {
+		if (!atomic_compare_exchange_strong_explicit(word, &seen, seen | WS_LOCK_CONTENDED,
+							     memory_order_relaxed,
+							     memory_order_relaxed))
+			return false;
+		seen |= WS_LOCK_CONTENDED;
+	}
+	sleep_on_holder(arena, word, seen);
+	return false;
 }
 
 void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self)

@@ -27,6 +27,34 @@
  */
 int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
 		 uint32_t *taken_from);
+/*
+ * The same for an object's lock word, which is never taken over here: a
+ * holder that is gone makes it -EOWNERDEAD with *gone the word naming it,
+ * for the arena lock's holder to put right (crit.c), so that one thread at
+ * a time replays a dead holder's log.
+ */
+int ws_lock_take_object(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref,
+			bool block, uint32_t *gone);
+/*
+ * For the arena lock's holder, which may hold an object's lock word on top
+ * (its `holding` counter is odd already): replaces `seen`, a word naming a
+ * holder that is gone, by `ref`.  False if the word changed meanwhile.
+ */
+bool ws_lock_seize(_Atomic uint32_t *word, uint32_t seen, uint32_t ref);
+/* Gives back a word taken with ws_lock_seize. */
+void ws_lock_release_seized(ws_arena *arena, _Atomic uint32_t *word);
+/*
+ * Waits (up to a 100-ms slice) for the holder named by `seen` to let the
+ * word go or to die.  True if that holder is gone by its rules (dead, or
+ * named by a stale word).  `watch` keeps the suspicion between calls.
+ */
+struct ws_holder_watch {
+	uint32_t word;     /* the lock word when the suspicion started */
+	uint32_t holding;  /* the holder's counter then */
+	bool suspect;
+};
+bool ws_lock_wait_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
+			 struct ws_holder_watch *watch);
 void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self);
 
 /* Is `word` held by a thread that has died?  No lock taken: a hint. */

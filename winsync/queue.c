@@ -63,23 +63,30 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 {
 	ws_arena *arena = c->arena;
 	struct ws_entry *e = &arena->records[record].entries[entry];
-	uint32_t id = ws_entry_id(record, entry), slot = e->object, prev = e->prev, next = e->next;
+	uint32_t id = ws_entry_id(record, entry), slot, prev, next, linked;
 	uint32_t r, k;
 	struct ws_object *obj;
 	int ret;
 
-	if (!e->linked)
+	/* Before its object is locked, a section on that object alone may unlink it. */
+	linked = atomic_load_explicit((_Atomic uint32_t *)&e->linked, memory_order_relaxed);
+	if (!linked)
 		return 0;
+	slot = e->object; /* written by its own thread only, when it links */
 	if (slot >= arena->slots)
 		return c->error = -EUCLEAN;
 	/* Its object was closed: the queue it was in is gone. */
-	if (e->linked != slot_gen(arena, slot)) {
+	if (linked != slot_gen(arena, slot)) {
 		ws_store(c, &e->linked, 0);
 		return 0;
 	}
 	ret = ws_obj_lock(c, slot);
 	if (ret < 0)
 		return ret;
+	if (!e->linked)
+		return 0;
+	prev = e->prev;
+	next = e->next;
 	obj = &arena->objects[slot];
 	if (prev) {
 		struct ws_entry *p = ws_entry_at(arena, prev, &r, &k);
@@ -179,6 +186,27 @@ int ws_queue_prune(struct ws_crit *c, uint32_t slot)
 		}
 	}
 	return c->error;
+}
+
+bool ws_queue_alone(struct ws_crit *c, uint32_t slot, bool many_units)
+{
+	uint32_t id = c->arena->objects[slot].queue_head, steps = 0, r, k, live = 0;
+	int error = c->error;
+	bool dead = false, alone = true;
+
+	while (alone && walk_next(c, slot, &id, &steps, &r, &k)) {
+		struct ws_record *rec = &c->arena->records[r];
+
+		if (stale(rec, &dead))
+			continue;
+		alone = !rec->wait_all && !(many_units && ++live > 1);
+	}
+	/* A corrupt queue: the arena lock's holder reports it. */
+	if (c->error != error) {
+		c->error = error;
+		return false;
+	}
+	return alone;
 }
 
 void ws_guard_queue(struct ws_crit *c, uint32_t slot)

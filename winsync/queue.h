@@ -32,6 +32,16 @@ void ws_queue_drop(struct ws_crit *c, uint32_t slot);
 /* Is entry `entry` of `record` in the queue of a live object (not unlinked, not orphaned)? */
 bool ws_entry_queued(ws_arena *arena, const struct ws_entry *entry);
 
+/*
+ * Can a signal of locked object `slot` be handed out under the object's
+ * own lock (crit.h)?  Not if a live waiter queued on it waits for all of
+ * its objects (the hand-off would lock the others), nor if it could go to
+ * more than one live waiter (`many_units`: a semaphore, a manual-reset
+ * event), since such a release is one step that the released must not see
+ * half done (ws_crit_wait_out waits for the arena's sections only).
+ */
+bool ws_queue_alone(struct ws_crit *c, uint32_t slot, bool many_units);
+
 enum ws_settle {
 	WS_SETTLE_SIGNAL,     /* the object is signaled: hand it out while it lasts */
 	WS_SETTLE_PULSE_ONE,  /* as if signaled for one waiter, then not */

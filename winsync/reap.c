@@ -175,9 +175,14 @@ int ws_reap_dead(struct ws_crit *c)
 	uint32_t n = ws_records_used(c->arena);
 
 	for (uint32_t r = 0; r < n; r++) {
+		struct ws_record *rec = &c->arena->records[r];
 		int ret;
 
-		if (r == c->self || ws_record_liveness(&c->arena->records[r]) != WS_DEAD)
+		if (r == c->self || ws_record_liveness(rec) != WS_DEAD)
+			continue;
+		/* A section on one object it died in: recovered first (recover.c). */
+		if (atomic_load_explicit(&rec->log.state, memory_order_acquire) != WS_LOG_IDLE ||
+		    ws_get(&rec->log.object_lock))
 			continue;
 		ret = reap_record(c, r, false);
 		if (ret < 0)

@@ -2,6 +2,8 @@
 #include "recover.h"
 
 #include "futex.h"
+#include "lock.h"
+#include "record.h"
 #include "queue.h"
 #include "reap.h"
 #include "stats.h"
@@ -20,11 +22,31 @@ static void wake_handed(struct ws_crit *c, struct ws_log *log)
 	log->wake_record = 0;
 }
 
+/* The object lock word a dead holder still names (its log says which): free again. */
+static void release_object_lock(struct ws_crit *c, uint32_t holder)
+{
+	ws_arena *arena = c->arena;
+	struct ws_log *log = &arena->records[holder].log;
+	uint32_t slot = ws_get(&log->object_lock), ref = ws_record_ref(arena, holder);
+
+	if (slot && slot <= arena->slots) {
+		_Atomic uint32_t *word = &arena->objects[slot - 1].lock;
+		uint32_t seen = atomic_load_explicit(word, memory_order_acquire);
+
+		if (seen && (seen & ~WS_LOCK_CONTENDED) == ref && ws_lock_seize(word, seen, c->ref))
+			ws_lock_release_seized(arena, word);
+	}
+	ws_put(&log->object_lock, 0);
+}
+
 void ws_recover(struct ws_crit *c, uint32_t holder)
 {
 	struct ws_log *log = &c->arena->records[holder].log;
 	uint32_t op = log->op, slot = log->op_slot, done, owner_died;
 	bool dead = false;
+
+	if (holder != c->self && ws_record_liveness(&c->arena->records[holder]) == WS_LIVE)
+		return;
 
 	/* An idle log's op is the last one, finished: there is nothing to go on with. */
 	if (atomic_load_explicit(&log->state, memory_order_relaxed) == WS_LOG_IDLE)
@@ -67,6 +89,8 @@ void ws_recover(struct ws_crit *c, uint32_t holder)
 		ws_owner_died_locked(c, owner_died);
 		c->log->owner_died = 0;
 	}
+	/* Only now: until its object is whole again, its lock word keeps others off. */
+	release_object_lock(c, holder);
 	/* The dead holder itself, and whoever else died. */
 	ws_reap_dead(c);
 }
@@ -78,9 +102,18 @@ void ws_recover_orphans(struct ws_crit *c)
 
 	if (n > arena->records_count)
 		n = arena->records_count;
-	for (uint32_t r = 0; r < n; r++)
-		if (r != c->self &&
-		    atomic_load_explicit(&arena->records[r].log.state, memory_order_acquire) !=
-			    WS_LOG_IDLE)
+	for (uint32_t r = 0; r < n; r++) {
+		struct ws_record *rec = &arena->records[r];
+
+		if (r != c->self && ws_record_liveness(rec) != WS_LIVE &&
+		    (atomic_load_explicit(&rec->log.state, memory_order_acquire) != WS_LOG_IDLE ||
+		     ws_get(&rec->log.object_lock)))
 			ws_recover(c, r);
+	}
+}
+
+void ws_recover_and_reap(struct ws_crit *c)
+{
+	ws_recover_orphans(c);
+	ws_reap_dead(c);
 }

@@ -6,6 +6,8 @@
 
 #include "fault.h"
 #include "futex.h"
+#include "lock.h"
+#include "record.h"
 #include "waiter.h"
 
 #define NO_SLOT UINT32_MAX
@@ -40,6 +42,7 @@ void ws_op_begin(struct ws_crit *c, enum ws_op op, uint32_t slot)
 	log->undo_count = 0;
 	log->claim_record = 0;
 	c->error = 0;
+	c->committed = false;
 	set_log_state(log, WS_LOG_ACTIVE);
 	WS_FAULT();
 }
@@ -76,6 +79,50 @@ static void snapshot(struct ws_log_locked *e, struct ws_object *obj, uint64_t he
 	e->next_free = obj->next_free;
 }
 
+/*
+ * Object `slot` is LOCKED by the holder of its own lock word, a section on
+ * that object alone: we hold the arena lock, and such a section never
+ * waits for anything, so we wait for it.  One whose holder is gone is
+ * rolled back here; its operation is finished when we leave (crit.c).
+ */
+static int wait_object_section(struct ws_crit *c, uint32_t slot)
+{
+	ws_arena *arena = c->arena;
+	struct ws_object *obj = &arena->objects[slot];
+	struct ws_holder_watch watch = { 0, 0, false };
+
+	for (;;) {
+		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
+		uint32_t seen = atomic_load_explicit(&obj->lock, memory_order_acquire), holder;
+
+		if (!(ws_head_tag(head) & WS_HEAD_LOCKED))
+			return 0;
+		/*
+		 * Its holder clears LOCKED (a write that moves the stamp on)
+		 * before it lets the word go: a head unchanged around a look at
+		 * a free word is a LOCKED mark nobody holds.
+		 */
+		if (!seen || (seen & ~WS_LOCK_CONTENDED) == c->ref) {
+			if (atomic_load_explicit(&obj->head, memory_order_acquire) == head)
+				return -EUCLEAN;
+			continue;
+		}
+		if ((arena->flags & WS_ARENA_NONBLOCK) && !c->committed)
+			return -EAGAIN;
+		if (!ws_lock_wait_holder(arena, &obj->lock, seen, &watch))
+			continue;
+		if (!ws_lock_seize(&obj->lock, seen, c->ref))
+			continue;
+		holder = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
+		if (holder != UINT32_MAX && holder != c->self &&
+		    ws_record_liveness(&arena->records[holder]) != WS_LIVE) {
+			ws_log_rollback(c, &arena->records[holder].log);
+			c->rolled_back = true;
+		}
+		ws_lock_release_seized(arena, &obj->lock);
+	}
+}
+
 int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 {
 	struct ws_log *log = c->log;
@@ -85,6 +132,9 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 	uint32_t n = log->locked_count;
 
 	if (slot >= arena->slots || n > WS_LOG_LOCKED)
+		return c->error = -EUCLEAN;
+	/* A section on one object edits nothing else. */
+	if (c->object_slot != WS_CRIT_ARENA && slot != c->object_slot)
 		return c->error = -EUCLEAN;
 	for (uint32_t i = 0; i < n; i++)
 		if (log->locked[i].slot == slot && !log->locked[i].released)
@@ -96,9 +146,19 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 	for (;;) {
 		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
 
-		/* Only the lock holder sets LOCKED, and it is not on our list. */
-		if (ws_head_tag(head) & WS_HEAD_LOCKED)
-			return c->error = -EUCLEAN;
+		/* Somebody else's section has it: the arena lock's, or the object's own. */
+		if (ws_head_tag(head) & WS_HEAD_LOCKED) {
+			int ret;
+
+			/* Listed only while it may be ours: a recovery restores what it lists. */
+			log->locked_count = n;
+			atomic_signal_fence(memory_order_seq_cst);
+			ret = c->object_slot != WS_CRIT_ARENA ? WS_NEED_ARENA
+							      : wait_object_section(c, slot);
+			if (ret)
+				return c->error = ret;
+			continue;
+		}
 		e->slot = slot;
 		e->released = 0;
 		snapshot(e, obj, head);
@@ -113,7 +173,9 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 			WS_FAULT();
 			return 1;
 		}
-		/* An uncontended path changed it meanwhile: snapshot again. */
+		/* Changed meanwhile (an uncontended path, another section): look again. */
+		log->locked_count = n;
+		atomic_signal_fence(memory_order_seq_cst);
 	}
 }
 
@@ -197,7 +259,9 @@ void ws_hand(struct ws_crit *c, uint32_t record, uint32_t state)
 	}
 	/* Which section handed it: the waiter returns only once it is over (crit.h). */
 	ws_store(c, &c->arena->records[record].handed_in,
-		 ws_get(&c->arena->header->sections) & ~WS_SECTIONS_WAITED);
+		 c->object_slot != WS_CRIT_ARENA
+			 ? WS_HANDED_ALONE
+			 : ws_get(&c->arena->header->sections) & ~WS_SECTIONS_WAITED);
 	c->log->claim_state = state;
 	atomic_signal_fence(memory_order_seq_cst);
 	c->log->claim_record = record + 1;
@@ -288,6 +352,52 @@ static bool apply_hand(struct ws_crit *c, struct ws_log *log)
 }
 
 /*
+ * Replaying a dead holder's log: is the LOCKED mark on `slot`, which the log
+ * lists, the dead holder's?  It lists an object just before its
+ * compare-exchange sets the mark, so the mark may be a section's on that
+ * object alone instead, which holds the object's word from before it sets
+ * the mark until after it clears it.  Such a section never waits (crit.h):
+ * wait for a live one to let the word go.  A mark that stayed put (its
+ * head unchanged, stamp and all) across a look at a free word is nobody
+ * else's.
+ */
+static bool marked_by_log(struct ws_crit *c, uint32_t slot)
+{
+	struct ws_object *obj = &c->arena->objects[slot];
+	struct ws_holder_watch watch = { 0, 0, false };
+
+	for (;;) {
+		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
+		uint32_t seen = atomic_load_explicit(&obj->lock, memory_order_acquire);
+		uint32_t holder = seen & ~WS_LOCK_CONTENDED;
+
+		if (!(ws_head_tag(head) & WS_HEAD_LOCKED))
+			return false;
+		if (seen && holder != c->ref && ws_ref_live(c->arena, holder)) {
+			if (ws_lock_wait_holder(c->arena, &obj->lock, seen, &watch))
+				return true; /* a stale word: nobody's section */
+			continue;
+		}
+		if (atomic_load_explicit(&obj->head, memory_order_acquire) == head)
+			return true;
+	}
+}
+
+/*
+ * An object `log` flagged released.  Our own release cleared its LOCKED
+ * already, and the mark may be a section's on that object alone by now.  A
+ * dead holder's release may have been cut short between the flag and the
+ * clear: its mark is cleared unless such a section holds the object's
+ * word (then the mark is that section's: one that came before the clear
+ * could not have set it).
+ */
+static void clear_released(struct ws_crit *c, struct ws_log *log, uint32_t slot)
+{
+	if (log != c->log && marked_by_log(c, slot))
+		clear_locked(&c->arena->objects[slot]);
+}
+
+/*
  * Undoes the transaction of `log`: cells in reverse, then every object it
  * locked back to its snapshot, unlocked, but for `keep` (the operation goes
  * on with it).
@@ -317,8 +427,12 @@ static void undo(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 		obj = &arena->objects[e->slot];
 		if (!(head_tag(obj) & WS_HEAD_LOCKED))
 			continue;
+		if (log != c->log && !marked_by_log(c, e->slot))
+			continue;
 		if (e->released) {
-			clear_locked(obj);
+			/* Ours was cleared when released: a mark now is somebody else's. */
+			if (log != c->log)
+				clear_locked(obj);
 			continue;
 		}
 		ws_put(&obj->aux, e->aux);
@@ -360,13 +474,15 @@ static void keep_only(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 		if (e->slot >= c->arena->slots)
 			continue;
 		if (e->released) {
-			/* A release cut short by a death: flagged, maybe not yet unlocked. */
 			if (e->slot != keep)
-				clear_locked(&c->arena->objects[e->slot]);
+				clear_released(c, log, e->slot);
 			continue;
 		}
 		if (e->slot != keep) {
-			release_entry(c->arena, e);
+			if (log != c->log && !marked_by_log(c, e->slot))
+				e->released = 1; /* the mark is not its own: left alone */
+			else
+				release_entry(c->arena, e);
 			WS_FAULT();
 		}
 	}
@@ -403,6 +519,7 @@ int ws_commit(struct ws_crit *c)
 		return -ESRCH;
 	}
 	set_log_state(log, WS_LOG_COMMITTED);
+	c->committed = true;
 	WS_FAULT();
 	keep_only(c, log, primary_of(log));
 	set_log_state(log, WS_LOG_ACTIVE);
@@ -419,7 +536,8 @@ void ws_op_end(struct ws_crit *c)
 	WS_FAULT();
 }
 
-void ws_log_replay(struct ws_crit *c, struct ws_log *log)
+/* The transaction `log` left open: finished if it reached its commit point, else undone. */
+static void replay(struct ws_crit *c, struct ws_log *log)
 {
 	uint32_t state = log_state(log);
 
@@ -429,9 +547,29 @@ void ws_log_replay(struct ws_crit *c, struct ws_log *log)
 	} else if (state == WS_LOG_ACTIVE) {
 		undo(c, log, NO_SLOT);
 	}
-	/* Idle, or a state nobody writes: nothing more can be trusted to redo. */
 	log->locked_count = 0;
 	log->undo_count = 0;
 	log->claim_record = 0;
+}
+
+void ws_log_replay(struct ws_crit *c, struct ws_log *log)
+{
+	replay(c, log);
+	/* Idle, or a state nobody writes: nothing more can be trusted to redo. */
 	set_log_state(log, WS_LOG_IDLE);
+}
+
+void ws_log_rollback(struct ws_crit *c, struct ws_log *log)
+{
+	uint32_t r = log->wake_record;
+
+	/* A hand-off it made may not have been woken (recover.c does the same). */
+	if (r && r <= c->arena->records_count)
+		ws_futex_wake(&c->arena->records[r - 1].wake, 1, true);
+	log->wake_record = 0;
+	if (log_state(log) == WS_LOG_IDLE)
+		return;
+	replay(c, log);
+	/* Busy with nothing left to undo: its recovery finishes the operation. */
+	set_log_state(log, WS_LOG_ACTIVE);
 }

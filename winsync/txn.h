@@ -38,15 +38,30 @@
 #ifndef WINSYNC_TXN_H
 #define WINSYNC_TXN_H
 
+#include <errno.h>
+
 #include "arena.h"
 
 /* Re-arm wakes one critical section may owe (queue.c: mutex owner changes). */
 #define WS_REARM_MAX WS_ENTRIES_PER_WAIT
 
+/* crit.object_slot of a section under the arena lock. */
+#define WS_CRIT_ARENA UINT32_MAX
+
+/*
+ * An operation on one object found it needs more than that object (another
+ * object, a wait_all waiter, more than one hand-off): it is undone, and run
+ * again under the arena lock.  Never returned to a caller of the library.
+ */
+#define WS_NEED_ARENA (-EXDEV)
+
 /* A lock holder's state: its lock, its log, what it owes after the unlock. */
 struct ws_crit {
 	ws_arena *arena;
 	_Atomic uint32_t *lock;   /* the lock word held */
+	uint32_t object_slot;     /* the object whose own lock is held, or WS_CRIT_ARENA */
+	bool committed;           /* a transaction of the operation has committed */
+	bool rolled_back;         /* a dead object holder's log was rolled back: finish it before leaving */
 	struct ws_log *log;       /* the holder's own (its record's) */
 	struct ws_record *rec;
 	uint32_t self;            /* record index */
@@ -79,8 +94,13 @@ void ws_op_progress(struct ws_crit *c);
 
 /*
  * Locks object `slot` for this transaction: 1, or 0 if it was locked
- * already.  -EUCLEAN if another holder's LOCKED mark is on it (only
- * corruption can leave one) or the log is full.
+ * already.  The arena lock's holder waits for a section on that object
+ * alone to end, and rolls back one whose holder died (c->rolled_back: its
+ * operation is finished before the lock is left); under WS_ARENA_NONBLOCK
+ * it does not wait before its first commit (-EAGAIN).  A section on one
+ * object locks only that object: WS_NEED_ARENA if the arena lock's holder
+ * has it LOCKED.  -EUCLEAN if a LOCKED mark has nobody behind it (only
+ * corruption leaves one) or the log is full.
  */
 int ws_obj_lock(struct ws_crit *c, uint32_t slot);
 /*
@@ -113,6 +133,11 @@ int ws_commit(struct ws_crit *c);
  * unlocked, the log idle.
  */
 void ws_log_replay(struct ws_crit *c, struct ws_log *log);
+/*
+ * The same, but the log stays busy with its operation, to be finished by
+ * a ws_recover() at a point where no transaction of ours is open.
+ */
+void ws_log_rollback(struct ws_crit *c, struct ws_log *log);
 
 /*
  * The dead-man wake.  While a critical section owes anything to a queued

@@ -32,6 +32,7 @@
 #include "queue.h"
 #include "reap.h"
 #include "record.h"
+#include "recover.h"
 #include "call.h"
 #include "slot.h"
 #include "type.h"
@@ -429,37 +430,25 @@ static int enqueue(struct ws_crit *c, const struct wait_plan *plan, const uint32
 	return 0;
 }
 
-/* Reaps dead records now, if the lock can be had (without waiting under NONBLOCK). */
-static int reap_now(ws_arena *arena, bool try_only)
-{
-	struct ws_crit c;
-	int ret;
-
-	ret = try_only ? ws_crit_try(arena, ws_arena_lock(arena), &c)
-		       : ws_crit_enter(arena, ws_arena_lock(arena), &c);
-	if (ret)
-		return ret;
-	ws_reap_dead(&c);
-	ws_crit_leave(&c);
-	return 0;
-}
-
 /*
- * Looks after dead threads a blocked waiter may depend on: a dead lock
- * holder (entering takes its work over) and, with `records`, dead records
- * nobody reaped.  Never waits for a live holder: that one will finish.
+ * Looks after dead threads a blocked waiter may depend on: a dead holder of
+ * the arena lock or of one of its objects' own locks (entering takes its
+ * work over) and, with `records`, dead records nobody reaped.  Never waits
+ * for a live holder: that one will finish.
  */
-static void sweep(ws_arena *arena, bool records)
+static void sweep(ws_arena *arena, const struct ws_record *rec, bool records)
 {
 	struct ws_crit c;
 
+	for (uint32_t i = 0; i < WS_ENTRIES_PER_WAIT && i < rec->entries_used; i++)
+		ws_crit_sweep_object(arena, rec->entries[i].object, true);
 	if (!ws_lock_holder_dead(arena, ws_arena_lock(arena)) &&
 	    !(records && ws_dead_records(arena)))
 		return;
 	if (ws_crit_try(arena, ws_arena_lock(arena), &c))
 		return;
 	if (records)
-		ws_reap_dead(&c);
+		ws_recover_and_reap(&c);
 	ws_crit_leave(&c);
 }
 
@@ -574,7 +563,7 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		watch_words(arena, rec, self, w);
 		/* An owner of ours died: its mutexes are abandoned by the reap (once a sleep). */
 		if (w->dead && !reaped) {
-			reaped = reap_now(arena, try_only) == 0;
+			reaped = ws_crit_reap(arena, try_only) == 0;
 			if (reaped)
 				continue;
 		}
@@ -588,7 +577,7 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		if (state != WS_WAIT_PENDING) {
 			/* The kernel's wake for a giver that died after our hand-off: its
 			 * operation may owe others too, so finish it (one load if not). */
-			sweep(arena, false);
+			sweep(arena, rec, false);
 			ws_crit_wait_out(arena, rec->handed_in);
 			return ws_wait_result(state, &plan->shape, index);
 		}
@@ -596,10 +585,10 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		 * corruption lost, a death nobody saw. */
 		if (ret == -ETIMEDOUT && ws_deadline_passed(&until) &&
 		    !ws_deadline_passed(&plan->deadline))
-			sweep(arena, true);
+			sweep(arena, rec, true);
 		/* A dead-man wake with nothing handed yet: its giver's work is ours. */
 		else if (ret == 0)
-			sweep(arena, false);
+			sweep(arena, rec, false);
 	}
 }
 
@@ -626,7 +615,30 @@ static void watch_ahead(struct ws_crit *c, const struct wait_plan *plan, const u
 	}
 }
 
-static int wait_locked(ws_arena *arena, const struct wait_plan *plan, uint32_t *index)
+/*
+ * May a wait on one object queue under that object's own lock?  Only if
+ * what our last wait left linked is on that object too (or on none): the
+ * unlinking edits those objects.  Read without a lock: only we link our
+ * entries, and others only unlink them.
+ */
+static bool last_wait_alone(const struct ws_record *rec, uint32_t slot)
+{
+	for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT; k++) {
+		const struct ws_entry *e = &rec->entries[k];
+		uint32_t linked = atomic_load_explicit((_Atomic uint32_t *)&e->linked,
+						       memory_order_relaxed);
+		uint32_t object = atomic_load_explicit((_Atomic uint32_t *)&e->object,
+						       memory_order_relaxed);
+
+		if (linked && object != slot)
+			return false;
+	}
+	return true;
+}
+
+/* Locks, acquires or queues, under the object's own lock (`alone`) or the arena's. */
+static int wait_in_section(ws_arena *arena, const struct wait_plan *plan, uint32_t *index,
+			   bool alone)
 {
 	uint32_t slots[WS_ENTRIES_PER_WAIT];
 	struct watch w;
@@ -634,14 +646,18 @@ static int wait_locked(ws_arena *arena, const struct wait_plan *plan, uint32_t *
 	bool taken = false, queued = false;
 	int ret, result = 0;
 
-	ret = ws_crit_enter(arena, ws_arena_lock(arena), &c);
+	ret = alone ? ws_crit_enter_object(arena, ws_handle_slot(arena, plan_handle(plan, 0)), &c)
+		    : ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
 	ws_op_begin(&c, WS_OP_PLAIN, 0);
-	/* What our last wait left queued goes first: the record is reused. */
-	ret = ws_queue_unlink_all(&c, c.self);
 	for (uint32_t i = 0; ret >= 0 && i < plan->shape.entries; i++)
 		ret = ws_obj_lock_handle(&c, plan_handle(plan, i), entry_type(plan, i), &slots[i]);
+	/* What our last wait left queued goes next: the record is reused. */
+	if (ret >= 0 && alone && !last_wait_alone(c.rec, c.object_slot))
+		ret = c.error = WS_NEED_ARENA;
+	else if (ret >= 0)
+		ret = ws_queue_unlink_all(&c, c.self);
 	if (ret >= 0) {
 		ret = 0;
 		result = acquire_locked(&c, plan, slots, index, &taken);
@@ -665,6 +681,19 @@ static int wait_locked(ws_arena *arena, const struct wait_plan *plan, uint32_t *
 	if (!queued)
 		return result;
 	return block(arena, plan, c.rec, c.self, &w, index);
+}
+
+static int wait_locked(ws_arena *arena, const struct wait_plan *plan, uint32_t *index)
+{
+	int ret = WS_NEED_ARENA;
+
+	/* One object, no alert: that object's lock is enough. */
+	if (plan->shape.entries == 1 && !plan->shape.all &&
+	    ws_handle_slot(arena, plan_handle(plan, 0)) < arena->slots)
+		ret = wait_in_section(arena, plan, index, true);
+	if (ret == WS_NEED_ARENA)
+		ret = wait_in_section(arena, plan, index, false);
+	return ret;
 }
 
 int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
