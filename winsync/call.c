@@ -50,13 +50,16 @@ static int call_in_section(ws_arena *arena, ws_handle handle, const struct ws_ob
 		if (!alone)
 			ws_guard_queue(&c, slot);
 	}
-	ws_op_begin(&c, op, slot);
+	/* Alone, what it owes is known only with the object locked: logged from then. */
+	ws_op_begin(&c, alone ? WS_OP_PLAIN : op, slot);
 	ret = ws_obj_lock_handle(&c, handle, call->type, &slot);
 	if (ret >= 0 && alone && op != WS_OP_PLAIN) {
-		if (!ws_queue_alone(&c, slot, many_units(&arena->objects[slot], call->after)))
+		if (!ws_queue_alone(&c, slot, many_units(&arena->objects[slot], call->after))) {
 			ret = c.error = WS_NEED_ARENA;
-		else
+		} else {
 			ws_guard_queue(&c, slot);
+			ws_op_become(&c, op);
+		}
 	}
 	if (ret >= 0) {
 		ret = call->locked(&arena->objects[slot], ctx);

@@ -107,7 +107,7 @@ static int recover_object_lock(ws_arena *arena, uint32_t slot, uint32_t gone, bo
 		holder = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
 		if (holder != UINT32_MAX && holder != c.self)
 			ws_recover(&c, holder);
-		ws_lock_release_seized(arena, word);
+		ws_lock_release_seized(arena, word, c.ref);
 	}
 	ws_crit_leave(&c);
 	return 0;

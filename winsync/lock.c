@@ -160,11 +160,16 @@ bool ws_lock_seize(_Atomic uint32_t *word, uint32_t seen, uint32_t ref)
 						       memory_order_acquire, memory_order_relaxed);
 }
 
-void ws_lock_release_seized(ws_arena *arena, _Atomic uint32_t *word)
+void ws_lock_release_seized(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref)
 {
+	uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
+
 	WS_FAULT();
+	if ((seen & ~WS_LOCK_CONTENDED) != ref ||
+	    !atomic_compare_exchange_strong_explicit(word, &seen, 0, memory_order_release,
+						     memory_order_relaxed))
+		return;
 	/* Sleepers may have come while the dead holder had it: wake one. */
-	atomic_store_explicit(word, 0, memory_order_release);
 	ws_futex_wake(word, 1, arena->shared);
 }
 

@@ -41,8 +41,8 @@ int ws_lock_take_object(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, 
  * holder that is gone, by `ref`.  False if the word changed meanwhile.
  */
 bool ws_lock_seize(_Atomic uint32_t *word, uint32_t seen, uint32_t ref);
-/* Gives back a word taken with ws_lock_seize. */
-void ws_lock_release_seized(ws_arena *arena, _Atomic uint32_t *word);
+/* Gives back a word taken with ws_lock_seize (if it still names `ref`). */
+void ws_lock_release_seized(ws_arena *arena, _Atomic uint32_t *word, uint32_t ref);
 /*
  * Waits (up to a 100-ms slice) for the holder named by `seen` to let the
  * word go or to die.  True if that holder is gone by its rules (dead, or

@@ -67,22 +67,62 @@ static int abandon_mutex(struct ws_crit *c, uint32_t slot, uint32_t owner)
 	return ret;
 }
 
+/* Is `slot` a mutex held under `owner`? */
+static bool held_by(ws_arena *arena, uint32_t slot, uint32_t owner)
+{
+	uint64_t head = atomic_load_explicit(&arena->objects[slot].head, memory_order_relaxed);
+
+	return ws_head_type(head) == WS_TYPE_MUTEX && ws_head_value(head) == owner;
+}
+
+/* The most mutexes of one owner whose words are held together. */
+#define HELD_WORDS_MAX 128
+
+struct held_words {
+	uint32_t count;
+	uint32_t slots[HELD_WORDS_MAX];
+};
+
+/*
+ * An owner's mutexes are abandoned in one step, as NT's thread end does: a
+ * thread that takes the first abandoned must not find the next still owned.
+ * Each is abandoned by an operation of its own, so their own lock words are
+ * held across all of them (a poll of a mutex not yet reached waits), for
+ * the first HELD_WORDS_MAX of them.  Taken before anything changes: under
+ * WS_ARENA_NONBLOCK a live section on one of them is -EAGAIN.
+ */
+static int hold_owner_words(struct ws_crit *c, uint32_t owner, struct held_words *h)
+{
+	uint32_t n = slots_used(c->arena);
+	int ret = 0;
+
+	h->count = 0;
+	for (uint32_t s = 0; s < n && h->count < HELD_WORDS_MAX && !ret; s++) {
+		if (!held_by(c->arena, s, owner))
+			continue;
+		ret = ws_obj_hold_word(c, s);
+		if (!ret)
+			h->slots[h->count++] = s;
+	}
+	return ret;
+}
+
+static void drop_owner_words(struct ws_crit *c, struct held_words *h)
+{
+	while (h->count--)
+		ws_obj_drop_word(c, h->slots[h->count]);
+	h->count = 0;
+}
+
 static int abandon_owner(struct ws_crit *c, uint32_t owner)
 {
 	uint32_t n = slots_used(c->arena);
+	int ret = 0;
 
-	for (uint32_t s = 0; s < n; s++) {
-		uint64_t head = atomic_load_explicit(&c->arena->objects[s].head,
-						     memory_order_relaxed);
-		int ret;
-
-		if (ws_head_type(head) != WS_TYPE_MUTEX || ws_head_value(head) != owner)
-			continue;
-		ret = abandon_mutex(c, s, owner);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	for (uint32_t s = 0; s < n && !ret; s++)
+		if (held_by(c->arena, s, owner))
+			ret = abandon_mutex(c, s, owner);
+	return ret;
 }
 
 void ws_guard_owner(struct ws_crit *c, uint32_t owner)
@@ -114,10 +154,12 @@ int ws_owner_died_locked(struct ws_crit *c, uint32_t owner)
 {
 	ws_arena *arena = c->arena;
 	uint32_t n = ws_records_used(arena);
+	struct held_words held;
 	int ret;
 
+	ret = hold_owner_words(c, owner, &held);
 	/* Its blocked waits end with -ECANCELED, one hand-off (and wake) each. */
-	for (uint32_t r = 0; r < n; r++) {
+	for (uint32_t r = 0; r < n && !ret; r++) {
 		struct ws_record *rec = &arena->records[r];
 
 		if (ws_wait_state(rec) != WS_WAIT_PENDING || rec->wait_owner != owner)
@@ -126,10 +168,13 @@ int ws_owner_died_locked(struct ws_crit *c, uint32_t owner)
 		ws_hand(c, r, WS_WAIT_CANCELED);
 		ret = ws_commit(c);
 		ws_op_end(c);
-		if (ret < 0 && ret != -ESRCH)
-			return ret;
+		if (ret == -ESRCH)
+			ret = 0;
 	}
-	return abandon_owner(c, owner);
+	if (!ret)
+		ret = abandon_owner(c, owner);
+	drop_owner_words(c, &held);
+	return ret;
 }
 
 /*
@@ -158,7 +203,12 @@ static int reap_record(struct ws_crit *c, uint32_t r, bool adopted)
 		return ret;
 	WS_FAULT();
 	if (owner && !owner_in_use(arena, owner, r)) {
-		ret = abandon_owner(c, owner);
+		struct held_words held;
+
+		ret = hold_owner_words(c, owner, &held);
+		if (!ret)
+			ret = abandon_owner(c, owner);
+		drop_owner_words(c, &held);
 		if (ret < 0)
 			return ret;
 	}

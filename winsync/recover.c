@@ -34,7 +34,7 @@ static void release_object_lock(struct ws_crit *c, uint32_t holder)
 		uint32_t seen = atomic_load_explicit(word, memory_order_acquire);
 
 		if (seen && (seen & ~WS_LOCK_CONTENDED) == ref && ws_lock_seize(word, seen, c->ref))
-			ws_lock_release_seized(arena, word);
+			ws_lock_release_seized(arena, word, c->ref);
 	}
 	ws_put(&log->object_lock, 0);
 }

@@ -47,6 +47,14 @@ void ws_op_begin(struct ws_crit *c, enum ws_op op, uint32_t slot)
 	WS_FAULT();
 }
 
+void ws_op_become(struct ws_crit *c, enum ws_op op)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	c->log->op = op;
+	atomic_signal_fence(memory_order_seq_cst);
+	WS_FAULT();
+}
+
 void ws_op_progress(struct ws_crit *c)
 {
 	/* Undone with the transaction if it does not commit: a pulse counts exactly. */
@@ -119,8 +127,52 @@ static int wait_object_section(struct ws_crit *c, uint32_t slot)
 			ws_log_rollback(c, &arena->records[holder].log);
 			c->rolled_back = true;
 		}
-		ws_lock_release_seized(arena, &obj->lock);
+		ws_lock_release_seized(arena, &obj->lock, c->ref);
 	}
+}
+
+int ws_obj_hold_word(struct ws_crit *c, uint32_t slot)
+{
+	ws_arena *arena = c->arena;
+	_Atomic uint32_t *word = &arena->objects[slot].lock;
+	struct ws_holder_watch watch = { 0, 0, false };
+
+	for (;;) {
+		uint32_t seen = atomic_load_explicit(word, memory_order_acquire), holder;
+
+		if ((seen & ~WS_LOCK_CONTENDED) == c->ref)
+			return 0;
+		if (!seen) {
+			if (atomic_compare_exchange_weak_explicit(word, &seen, c->ref,
+								  memory_order_acquire,
+								  memory_order_relaxed))
+				return 0;
+			continue;
+		}
+		if (ws_ref_live(arena, seen & ~WS_LOCK_CONTENDED) &&
+		    (arena->flags & WS_ARENA_NONBLOCK))
+			return -EAGAIN;
+		if (!ws_lock_wait_holder(arena, word, seen, &watch) ||
+		    !ws_lock_seize(word, seen, c->ref))
+			continue;
+		holder = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
+		if (holder != UINT32_MAX && holder != c->self &&
+		    ws_record_liveness(&arena->records[holder]) != WS_LIVE) {
+			ws_log_rollback(c, &arena->records[holder].log);
+			c->rolled_back = true;
+		}
+		return 0;
+	}
+}
+
+void ws_obj_drop_word(struct ws_crit *c, uint32_t slot)
+{
+	_Atomic uint32_t *word = &c->arena->objects[slot].lock;
+	uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
+
+	if (seen && (seen & ~WS_LOCK_CONTENDED) == c->ref &&
+	    (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED))
+		ws_futex_wake(word, 1, c->arena->shared);
 }
 
 int ws_obj_lock(struct ws_crit *c, uint32_t slot)

@@ -87,6 +87,12 @@ enum ws_op {
 
 /* Starts an operation; `slot` is its own object, kept locked across transactions. */
 void ws_op_begin(struct ws_crit *c, enum ws_op op, uint32_t slot);
+/*
+ * Names the kind of an operation begun as WS_OP_PLAIN on its object, once
+ * its waiters are guarded (a section on one object learns only with the
+ * object locked whether it can go on alone).
+ */
+void ws_op_become(struct ws_crit *c, enum ws_op op);
 /* Ends it: unlocks every object, log idle.  Commits first if needed. */
 void ws_op_end(struct ws_crit *c);
 /* Counts a hand-off toward the operation (a pulse's progress), within the transaction. */
@@ -109,6 +115,16 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot);
  * came: a walk that tries many waiters does not fill it.
  */
 void ws_obj_release(struct ws_crit *c, uint32_t slot);
+/*
+ * For the arena lock's holder between operations: holds object `slot`'s
+ * own lock word too, so that no section on that object alone runs until
+ * ws_obj_drop_word (an operation over many objects that must be one step
+ * to them: an owner's mutexes abandoned together).  Waits for a live
+ * holder (-EAGAIN under WS_ARENA_NONBLOCK), rolls back a dead one's
+ * section (finished when we leave).  0 or -EAGAIN.
+ */
+int ws_obj_hold_word(struct ws_crit *c, uint32_t slot);
+void ws_obj_drop_word(struct ws_crit *c, uint32_t slot);
 /* Object head of a locked object: the flags stay as they are. */
 void ws_head_write(struct ws_object *obj, uint32_t tag, uint32_t value);
 

@@ -35,20 +35,22 @@ static inline bool ws_view_object_busy(const ws_arena *arena, uint32_t slot, uin
 
 /*
  * The lock words a thread may hold while it edits objects: the arena's,
- * then (from layout 4) each object's.  Returns the number of words (1 in
- * layout 3) and the ref held in word `i` (0: free).
+ * then (from layout 5) each used object's own.  Returns the number of words
+ * and the ref held in word `i` (0: free).
  */
 static inline uint32_t ws_view_lock_words(const ws_arena *arena)
 {
-	(void)arena;
-	return 1;
+	uint32_t used = atomic_load_explicit((_Atomic uint32_t *)&arena->header->fresh_slots,
+					     memory_order_relaxed);
+
+	return 1 + (used < arena->slots ? used : arena->slots);
 }
 
 static inline uint32_t ws_view_lock_ref(const ws_arena *arena, uint32_t i)
 {
-	(void)i;
-	return atomic_load_explicit(&arena->header->lock, memory_order_acquire) &
-	       ~WS_LOCK_CONTENDED;
+	_Atomic uint32_t *word = i ? &arena->objects[i - 1].lock : &arena->header->lock;
+
+	return atomic_load_explicit(word, memory_order_acquire) & ~WS_LOCK_CONTENDED;
 }
 
 /* The generation of the object an entry is queued on, from its `linked` word (0: not queued). */

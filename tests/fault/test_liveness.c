@@ -427,6 +427,9 @@ END_TEST
 /* ---- a stopped holder ---- */
 
 /* Registers, then stops (SIGSTOP) at point k of a set to a queued waiter, and finishes after SIGCONT. */
+/* The owner id whose death the stopped holder reports. */
+#define STOPPED_OWNER 0x70u
+
 static int stopping_holder(void *arg)
 {
 	long k = (long)(intptr_t)arg;
@@ -435,7 +438,8 @@ static int stopping_holder(void *arg)
 	CHILD_CHECK(ws_arena_open(name, &a) == 0, 50);
 	CHILD_CHECK(ws_arena_check(a, NULL, 0) == 0, 51);
 	ws_fault_arm_signal(k, SIGSTOP);
-	CHILD_CHECK(ws_event_set(a, sh->h[0], NULL) == 0, 52);
+	/* Under the arena lock from its first fault point: abandons sh->h[0]. */
+	CHILD_CHECK(ws_owner_died(a, STOPPED_OWNER) == 0, 52);
 	return 0;
 }
 
@@ -461,6 +465,14 @@ static bool locked(ws_arena *a, ws_handle h)
 	       WS_HEAD_LOCKED;
 }
 
+/*
+ * A process stopped while it holds the arena lock (SIGSTOP at each of the
+ * first fault points of a ws_owner_died): under WS_ARENA_NONBLOCK the calls
+ * that need the arena lock are -EAGAIN at once and change nothing, a
+ * blocking one waits for the holder, a NONBLOCK waiter still times out on
+ * time, and operations on single objects, which take only their object's
+ * own lock, go on as if nothing were stopped.
+ */
 START_TEST(stopped_holder_nonblocking_calls)
 {
 	ws_arena *a, *nb = NULL;
@@ -473,17 +485,16 @@ START_TEST(stopped_holder_nonblocking_calls)
 	for (long k = 1; k <= 6; k++) {
 		struct waiter w, ws, wt;
 		struct blocking_call b = { .a = a };
-		ws_handle e, s, free_ev, x, quiet;
-		uint32_t live, idx, prev;
+		ws_handle m, s, free_ev, x, quiet, both[2];
+		uint32_t live, idx, count, owner;
 		pid_t pid;
 		pthread_t t;
 		int status, rc;
-		bool sig, man;
 
-		e = sh->h[0] = mk_event(a, false, false);
+		m = sh->h[0] = mk_mutex(a, STOPPED_OWNER, 1);
 		s = mk_sem(a, 0, 3);
 		free_ev = mk_event(a, false, true);
-		waiter_init(&w, a, 0x80, false, &e, 1);
+		waiter_init(&w, a, 0x80, false, &m, 1);
 		waiter_start(&w);
 		waiter_asleep(&w);
 		waiter_init(&ws, a, 0x81, false, &s, 1);
@@ -498,19 +509,20 @@ START_TEST(stopped_holder_nonblocking_calls)
 		pid = fork_child_fn(stopping_holder, (void *)(intptr_t)k);
 		ck_assert_msg(wait_stopped(pid, 60000), "point %ld: the holder never stopped", k);
 		ck_assert_int_ne(atomic_load(&a->header->lock), 0);
-		saw_object_locked |= locked(a, e);
+		saw_object_locked |= locked(a, m);
 		live = atomic_load((_Atomic uint32_t *)&a->header->live);
 
-		/* Calls that need the lock: -EAGAIN, at once, and nothing changes. */
+		/* Calls that need the arena lock: -EAGAIN, at once, and nothing changes. */
 		struct timespec t0 = ts_now(CLOCK_MONOTONIC);
 
+		both[0] = s;
+		both[1] = free_ev;
 		CK_RC(ws_event_create(nb, false, false, &x), -EAGAIN);
 		CK_RC(ws_close(nb, free_ev), -EAGAIN);
-		CK_RC(ws_sem_release(nb, s, 1, &prev), -EAGAIN);
 		CK_RC(ws_owner_died(nb, 0x999), -EAGAIN);
-		CK_RC(wait_any_ms(nb, &s, 1, 0x82, 0, 50, &idx), -EAGAIN);
-		rc = ws_event_read(nb, e, &sig, &man);
-		ck_assert_msg(rc == (locked(a, e) ? -EAGAIN : 0), "point %ld: event read %d", k, rc);
+		CK_RC(wait_all_ms(nb, both, 2, 0x82, 0, 50, &idx), -EAGAIN);
+		rc = ws_mutex_read(nb, m, &count, &owner);
+		ck_assert_msg(rc == (locked(a, m) ? -EAGAIN : 0), "point %ld: mutex read %d", k, rc);
 		/* The uncontended paths on other objects still work. */
 		CK_OK(poll_any(nb, &free_ev, 1, 0x82, &idx));
 		CK_OK(ws_event_set(nb, free_ev, NULL));
@@ -532,7 +544,15 @@ START_TEST(stopped_holder_nonblocking_calls)
 		ck_assert_msg(!atomic_load(&b.done), "point %ld: took the lock from a stopped holder",
 			      k);
 		ck_assert_int_eq(atomic_load((_Atomic uint32_t *)&a->header->live), live);
+		ck_assert(ev_signaled(a, free_ev));
+		/* A release handed to a waiter of one object takes that object's lock only. */
 		ck_assert(!waiter_done(&ws));
+		t0 = ts_now(CLOCK_MONOTONIC);
+		CK_OK(ws_sem_release(nb, s, 1, NULL));
+		ck_assert_msg(waiter_wait_done(&ws, prompt_ms()),
+			      "point %ld: a release beside the stopped holder was not handed over", k);
+		CK_OK(waiter_join(&ws));
+		ck_assert_uint_eq(sem_count(a, s), 0);
 
 		kill(pid, SIGCONT);
 		ck_assert(reap_child(pid, LONG_MS, &status));
@@ -540,27 +560,20 @@ START_TEST(stopped_holder_nonblocking_calls)
 			      k);
 		join(t);
 		CK_OK(b.rc);
+		/* The death the holder reported: the mutex went to its waiter, abandoned. */
 		ck_assert(waiter_wait_done(&w, LONG_MS));
-		CK_OK(waiter_join(&w));
-		/* The refused release released nothing; the refused close closed nothing. */
-		sleep_ms(20);
-		ck_assert(!waiter_done(&ws));
-		ck_assert_uint_eq(sem_count(a, s), 0);
-		ck_assert(ev_signaled(a, free_ev));
-		/* Retried now, they work. */
-		CK_OK(ws_sem_release(nb, s, 1, NULL));
-		ck_assert(waiter_wait_done(&ws, LONG_MS));
-		CK_OK(waiter_join(&ws));
+		CK_RC(waiter_join(&w), -EOWNERDEAD);
+		/* Retried now, the refused calls work. */
 		CK_OK(ws_close(nb, free_ev));
 		CK_OK(ws_event_create(nb, false, false, &x));
 		CK_OK(ws_arena_check(a, NULL, 0));
 		CK_OK(ws_close(a, x));
 		CK_OK(ws_close(a, b.made));
-		CK_OK(ws_close(a, e));
+		CK_OK(ws_close(a, m));
 		CK_OK(ws_close(a, s));
 		CK_OK(ws_close(a, quiet));
 	}
-	ck_assert_msg(saw_object_locked, "no point stopped the holder with the event locked");
+	ck_assert_msg(saw_object_locked, "no point stopped the holder with the mutex locked");
 	ws_arena_close(nb);
 	drop_arena(a, name);
 	shared_free(sh, sizeof(*sh));
