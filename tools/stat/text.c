@@ -94,7 +94,7 @@ void stat_print_text(FILE *out, const char *name, const struct ws_snapshot *s)
 			th->state == WS_SNAPSHOT_LIVE ? "live" : "dead");
 		print_wait(out, s, th);
 		if (th->flags & WS_SNAPSHOT_LOCK_HOLDER)
-			fprintf(out, "  (holds the lock)");
+			fprintf(out, "  (holds a lock)");
 		fputc('\n', out);
 	}
 
