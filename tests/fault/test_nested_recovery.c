@@ -9,6 +9,12 @@
  * gets the event.  The random-kill campaign of test_fault found a log left
  * active (seed 15940565491139631, round 36) when the second death came in
  * the middle of replaying the first one's log.  Against the fault build.
+ *
+ * And a section on one object that dies, met by the arena lock's holder in
+ * the middle of a transaction of its own: the victim's set (one waiter, so
+ * under the event's own lock) is killed at each point, then a wait_all on
+ * another event and this one locks it, rolls the dead section back on its
+ * way and finishes the set's operation before it leaves.
  */
 #define _GNU_SOURCE
 #include "fault_api.h"
@@ -16,6 +22,8 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+
+#include "../../winsync/arena.h"
 
 static char name[96];
 static struct {
@@ -127,6 +135,65 @@ START_TEST(recoverer_dies_in_the_recovery)
 }
 END_TEST
 
+/* The victim died with the event LOCKED and its own lock word held: what the wait_all meets. */
+static bool left_locked(ws_arena *a, ws_handle h)
+{
+	struct ws_object *obj = &a->objects[h & ((1u << a->index_bits) - 1)];
+
+	return atomic_load(&obj->lock) &&
+	       ((atomic_load(&obj->head) >> 32) & WS_HEAD_LOCKED);
+}
+
+START_TEST(arena_holder_meets_a_dead_object_section)
+{
+	ws_arena *a;
+	int trials = 0, met = 0;
+
+	sh = shared_alloc(sizeof(*sh));
+	a = named_arena(name, sizeof name, "nestobj", 64);
+	for (long k = 1;; k++) {
+		ws_handle both[2];
+		char report[256] = "";
+		int status = 0, rc;
+		uint32_t index;
+		pid_t waiter;
+		bool victim_killed;
+
+		sh->ev = mk_event(a, false, false);
+		both[0] = mk_event(a, false, false);
+		both[1] = sh->ev;
+		waiter = fork_child_fn(waiting, NULL);
+		ck_assert(proc_asleep(waiter, 60000));
+		kill(waiter, SIGSTOP);
+		ck_assert(wait_stopped(waiter, 60000));
+		victim_killed = killed(first_victim, k);
+		met += victim_killed && left_locked(a, sh->ev);
+		trials++;
+		/* Not ready (the other event is not set): locks both, then times out. */
+		rc = poll_all(a, both, 2, 0x90, &index);
+		ck_assert_msg(rc == -ETIMEDOUT, "point %ld: wait_all %d", k, rc);
+		ck_assert_msg(!left_locked(a, sh->ev), "point %ld: the dead section is still there", k);
+		ck_assert_msg(ws_arena_check(a, report, sizeof report) == 0, "point %ld: %s", k,
+			      report);
+		/* The set happened, or happens now: the waiter gets the event. */
+		CK_OK(ws_event_set(a, sh->ev, NULL));
+		kill(waiter, SIGCONT);
+		ck_assert_msg(reap_child(waiter, 60000, &status), "point %ld: the waiter hung", k);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "point %ld: waiter status %#x", k, status);
+		CK_OK(ws_close(a, sh->ev));
+		CK_OK(ws_close(a, both[0]));
+		if (!victim_killed)
+			break;
+	}
+	printf("a dead section on one object met by a wait_all: %d points, %d with the event "
+	       "left locked\n", trials, met);
+	ck_assert_int_ge(met, 5);
+	drop_arena(a, name);
+	shared_free(sh, sizeof(*sh));
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("nested_recovery");
@@ -134,6 +201,7 @@ static Suite *make_suite(void)
 
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, recoverer_dies_in_the_recovery);
+	tcase_add_test(tc, arena_holder_meets_a_dead_object_section);
 	suite_add_tcase(s, tc);
 	return s;
 }
