@@ -8,7 +8,10 @@
  * A child process ping-pongs PAIRS pairs of threads on its own auto-reset
  * events and is stopped STOPS times for STOP_MS each; meanwhile a pair of
  * this process ping-pongs on two other events of the same arena and times
- * every round trip: none may take MAX_MS or more.  With one arena lock,
+ * every round trip: none may take MAX_MS or more.  (Where everything is
+ * slower, under the sanitizers and in the guest, the bound and the stops
+ * are slow_factor() times longer and the stops as many times fewer: a
+ * stall for a whole stop still breaks the bound twice over.)  With one arena lock,
  * every stop that caught the child inside a hand-off stalled the other
  * pair for the whole stop (1 to 5 round trips of 50 ms or more per 300
  * stops).  The test also counts the stops that caught the child holding a
@@ -36,9 +39,10 @@ struct pair {
 	_Atomic int *stop;
 	_Atomic long trips;
 	/* The timed side's record: longest round trip, and how many reached MAX_MS. */
+	long max_us;
 	long worst_us;
 	long slow;
-	int error;
+	int ping_error, pong_error;
 };
 
 static struct shared {
@@ -71,13 +75,13 @@ static void *ping(void *arg)
 		struct timespec t0 = ts_now(CLOCK_MONOTONIC);
 		long us;
 
-		if ((p->error = ws_event_set(p->a, p->ev[0], NULL)) ||
-		    (p->error = wait_one(p, p->ev[1])))
+		if ((p->ping_error = ws_event_set(p->a, p->ev[0], NULL)) ||
+		    (p->ping_error = wait_one(p, p->ev[1])))
 			break;
 		us = us_since(t0);
 		if (us > p->worst_us)
 			p->worst_us = us;
-		p->slow += us >= MAX_MS * 1000L;
+		p->slow += us >= p->max_us;
 		atomic_fetch_add(&p->trips, 1);
 	}
 	/* Lets the other side out of its wait. */
@@ -90,8 +94,8 @@ static void *pong(void *arg)
 	struct pair *p = arg;
 
 	while (!atomic_load(p->stop)) {
-		if ((p->error = wait_one(p, p->ev[0])) ||
-		    (p->error = ws_event_set(p->a, p->ev[1], NULL)))
+		if ((p->pong_error = wait_one(p, p->ev[0])) ||
+		    (p->pong_error = ws_event_set(p->a, p->ev[1], NULL)))
 			break;
 	}
 	ws_event_set(p->a, p->ev[1], NULL);
@@ -144,7 +148,8 @@ START_TEST(stopped_process_stalls_only_its_objects)
 {
 	struct pair mine = { 0 };
 	_Atomic int stop = 0;
-	long progressed = 0, caught_holding = 0, before;
+	long progressed = 0, caught_holding = 0, before, f = slow_factor();
+	long stops = STOPS / f > 15 ? STOPS / f : 15, stop_ms = STOP_MS * f, max_ms = MAX_MS * f;
 	pthread_t t[2];
 	ws_arena *a;
 	pid_t pid;
@@ -155,7 +160,7 @@ START_TEST(stopped_process_stalls_only_its_objects)
 		sh->child_ev[i][0] = mk_event(a, false, false);
 		sh->child_ev[i][1] = mk_event(a, false, false);
 	}
-	mine = (struct pair){ .a = a, .owner = 0x200, .stop = &stop };
+	mine = (struct pair){ .a = a, .owner = 0x200, .stop = &stop, .max_us = max_ms * 1000 };
 	mine.ev[0] = mk_event(a, false, false);
 	mine.ev[1] = mk_event(a, false, false);
 	pid = fork_child_fn(stopped_process, NULL);
@@ -163,32 +168,33 @@ START_TEST(stopped_process_stalls_only_its_objects)
 		sleep_ms(1);
 	t[0] = spawn(ping, &mine);
 	t[1] = spawn(pong, &mine);
-	for (int i = 0; i < STOPS; i++) {
+	for (long i = 0; i < stops; i++) {
 		before = atomic_load(&sh->child_trips);
 		/* Running a little between stops, so that they land at different points. */
 		sleep_ms(2 + i % 7);
 		ck_assert_int_eq(kill(pid, SIGSTOP), 0);
-		ck_assert_msg(wait_stopped(pid, 10000), "stop %d: the child never stopped", i);
+		ck_assert_msg(wait_stopped(pid, 10000), "stop %ld: the child never stopped", i);
 		progressed += atomic_load(&sh->child_trips) > before;
 		caught_holding += child_holds_a_lock(a, pid);
-		sleep_ms(STOP_MS);
+		sleep_ms(stop_ms);
 		ck_assert_int_eq(kill(pid, SIGCONT), 0);
 	}
 	atomic_store(&stop, 1);
 	join(t[0]);
 	join(t[1]);
 	kill_reap(pid);
-	printf("%d stops of %d ms: the child ran between %ld of them and was caught holding a lock "
+	printf("%ld stops of %ld ms: the child ran between %ld of them and was caught holding a lock "
 	       "at %ld; the other pair's %ld round trips: longest %ld us, %ld of "
-	       "%d ms or more\n", STOPS, STOP_MS, progressed, caught_holding,
-	       atomic_load(&mine.trips), mine.worst_us, mine.slow, MAX_MS);
-	CK_OK(mine.error);
+	       "%ld ms or more\n", stops, stop_ms, progressed, caught_holding,
+	       atomic_load(&mine.trips), mine.worst_us, mine.slow, max_ms);
+	CK_OK(mine.ping_error);
+	CK_OK(mine.pong_error);
 	ck_assert_msg(mine.slow == 0,
-		      "%ld round trips of the other pair took %d ms or more (longest %ld us)",
-		      mine.slow, MAX_MS, mine.worst_us);
-	ck_assert_msg(progressed >= STOPS / 2, "the child ran between %ld stops only", progressed);
+		      "%ld round trips of the other pair took %ld ms or more (longest %ld us)",
+		      mine.slow, max_ms, mine.worst_us);
+	ck_assert_msg(progressed >= stops / 2, "the child ran between %ld stops only", progressed);
 	ck_assert_msg(caught_holding >= 1, "no stop caught the child inside a hand-off");
-	ck_assert_msg(atomic_load(&mine.trips) >= STOPS, "the other pair made %ld round trips",
+	ck_assert_msg(atomic_load(&mine.trips) >= stops, "the other pair made %ld round trips",
 		      atomic_load(&mine.trips));
 	drop_arena(a, name);
 	shared_free(sh, sizeof(*sh));

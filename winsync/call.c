@@ -38,23 +38,21 @@ static int call_in_section(ws_arena *arena, ws_handle handle, const struct ws_ob
 		    : ws_crit_enter(arena, ws_arena_lock(arena), &c);
 	if (ret)
 		return ret;
-	if (call->after != WS_AFTER_NOTHING && slot < arena->slots) {
-		bool manual = ws_get(&arena->objects[slot].aux);
+	/*
+	 * What the operation owes is logged once its waiters are guarded, and
+	 * its queue is read only with the object locked (another section may
+	 * be editing it until then): begun plain, it becomes a signal or a
+	 * pulse there.  Alone, it first makes sure the object alone is concerned.
+	 */
+	ws_op_begin(&c, WS_OP_PLAIN, slot);
+	ret = ws_obj_lock_handle(&c, handle, call->type, &slot);
+	if (ret >= 0 && call->after != WS_AFTER_NOTHING) {
+		struct ws_object *obj = &arena->objects[slot];
 
 		op = call->after == WS_AFTER_SETTLE ? WS_OP_SIGNAL
-		     : manual			    ? WS_OP_PULSE_ALL
+		     : ws_get(&obj->aux)	    ? WS_OP_PULSE_ALL
 						    : WS_OP_PULSE_ONE;
-		/* Before the operation is logged: from then on it owes its waiters.
-		 * Alone, the queue may be the arena lock's holder's to edit until
-		 * the object is locked: guarded then. */
-		if (!alone)
-			ws_guard_queue(&c, slot);
-	}
-	/* Alone, what it owes is known only with the object locked: logged from then. */
-	ws_op_begin(&c, alone ? WS_OP_PLAIN : op, slot);
-	ret = ws_obj_lock_handle(&c, handle, call->type, &slot);
-	if (ret >= 0 && alone && op != WS_OP_PLAIN) {
-		if (!ws_queue_alone(&c, slot, many_units(&arena->objects[slot], call->after))) {
+		if (alone && !ws_queue_alone(&c, slot, many_units(obj, call->after))) {
 			ret = c.error = WS_NEED_ARENA;
 		} else {
 			ws_guard_queue(&c, slot);

@@ -142,7 +142,7 @@ struct ws_log_locked {
 	uint32_t queue_tail;
 	uint32_t queued;
 	uint32_t next_free;
-	uint32_t reserved;
+	uint32_t snapped;         /* the fields above were read with it LOCKED (txn.c) */
 };
 
 struct ws_log_undo {

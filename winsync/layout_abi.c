@@ -43,6 +43,7 @@ WS_AT(ws_log_locked, queue_head, 20, 4);
 WS_AT(ws_log_locked, queue_tail, 24, 4);
 WS_AT(ws_log_locked, queued, 28, 4);
 WS_AT(ws_log_locked, next_free, 32, 4);
+WS_AT(ws_log_locked, snapped, 36, 4);
 
 WS_SIZE(ws_log_undo, 8, 4);
 WS_AT(ws_log_undo, offset, 0, 4);

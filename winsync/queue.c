@@ -26,8 +26,11 @@ static uint32_t slot_gen(ws_arena *arena, uint32_t slot)
 
 bool ws_entry_queued(ws_arena *arena, const struct ws_entry *entry)
 {
-	return entry->linked && entry->object < arena->slots &&
-	       entry->linked == slot_gen(arena, entry->object);
+	/* A section on its object alone may be unlinking it (a stale entry). */
+	uint32_t linked = atomic_load_explicit((_Atomic uint32_t *)&entry->linked,
+					       memory_order_relaxed);
+
+	return linked && entry->object < arena->slots && linked == slot_gen(arena, entry->object);
 }
 
 int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry)
@@ -238,16 +241,25 @@ uint32_t ws_queue_ahead(struct ws_crit *c, uint32_t slot, uint32_t record, uint3
 	return n;
 }
 
-void ws_queue_rearm(struct ws_crit *c, uint32_t slot, uint32_t owner)
+/* Record `first` (UINT32_MAX: nobody) is woken after the section, once. */
+static void rearm(struct ws_crit *c, uint32_t first)
 {
-	uint32_t first, i;
+	uint32_t i;
 
-	if (!ws_queue_ahead(c, slot, owner, &first, 1))
+	if (first == UINT32_MAX)
 		return;
 	for (i = 0; i < c->rearm_count && c->rearm[i] != first; i++)
 		;
 	if (i == c->rearm_count && c->rearm_count < WS_REARM_MAX)
 		c->rearm[c->rearm_count++] = first;
+}
+
+void ws_queue_rearm(struct ws_crit *c, uint32_t slot, uint32_t owner)
+{
+	uint32_t first;
+
+	if (ws_queue_ahead(c, slot, owner, &first, 1))
+		rearm(c, first);
 }
 
 /* Is `slot` ready for the waiter, a pulse counting as signaled for its own event? */
@@ -272,6 +284,7 @@ static bool is_mutex(struct ws_object *obj)
 struct taken_mutexes {
 	uint32_t count;
 	uint32_t slots[WS_MAX_WAIT_OBJECTS];
+	uint32_t first[WS_MAX_WAIT_OBJECTS]; /* the waiter each re-arms, or UINT32_MAX */
 };
 
 static void note_taken(struct taken_mutexes *t, struct ws_object *obj, uint32_t slot)
@@ -382,13 +395,17 @@ int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead)
 		/* The owner id its new mutexes are held under lives on its record. */
 		if (taken.count)
 			ws_store(c, &rec->owner, rec->wait_owner);
+		/* Whom to re-arm, read while the mutexes are locked (the commit unlocks them). */
+		for (uint32_t i = 0; i < taken.count; i++)
+			if (!ws_queue_ahead(c, taken.slots[i], r, &taken.first[i], 1))
+				taken.first[i] = UINT32_MAX;
 		ret = ws_commit(c);
 		if (ret == -ESRCH)
 			continue; /* it gave up just now: undone, on to the next */
 		if (ret < 0)
 			return ret;
 		for (uint32_t i = 0; i < taken.count; i++)
-			ws_queue_rearm(c, taken.slots[i], r);
+			rearm(c, taken.first[i]);
 		if (mode == WS_SETTLE_PULSE_ONE)
 			break;
 	}

@@ -213,7 +213,7 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 		}
 		e->slot = slot;
 		e->released = 0;
-		snapshot(e, obj, head);
+		e->snapped = 0;
 		/* Listed before it is locked: recovery restores only what is LOCKED. */
 		atomic_signal_fence(memory_order_seq_cst);
 		log->locked_count = n + 1;
@@ -222,6 +222,10 @@ int ws_obj_lock(struct ws_crit *c, uint32_t slot)
 							    head | (uint64_t)WS_HEAD_LOCKED << 32,
 							    memory_order_acq_rel,
 							    memory_order_acquire)) {
+			/* Read only now: until it is LOCKED another section may be writing it. */
+			snapshot(e, obj, head);
+			atomic_signal_fence(memory_order_seq_cst);
+			e->snapped = 1;
 			WS_FAULT();
 			return 1;
 		}
@@ -481,10 +485,15 @@ static void undo(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 			continue;
 		if (log != c->log && !marked_by_log(c, e->slot))
 			continue;
+		/* Ours was cleared when released: a mark now is somebody else's. */
 		if (e->released) {
-			/* Ours was cleared when released: a mark now is somebody else's. */
 			if (log != c->log)
 				clear_locked(obj);
+			continue;
+		}
+		/* Locked, not yet read, so not yet changed either. */
+		if (!e->snapped) {
+			clear_locked(obj);
 			continue;
 		}
 		ws_put(&obj->aux, e->aux);
