@@ -299,11 +299,14 @@ void ws_crit_leave(struct ws_crit *c)
 /* A section's holder that died is noticed this soon (only while a section is waited out). */
 #define WAIT_OUT_POLL_NS 100000000L
 
-void ws_crit_wait_out(ws_arena *arena, uint32_t section)
+void ws_crit_wait_out(ws_arena *arena, uint32_t state)
 {
 	_Atomic uint32_t *sections = &arena->header->sections, *lock = ws_arena_lock(arena);
+	const uint32_t bits = (1u << WS_WAIT_SECTION_BITS) - 1;
+	uint32_t section = state >> WS_WAIT_SECTION_SHIFT;
 
-	if (section == WS_HANDED_ALONE)
+	/* Handed by a section on one object: it handed nobody else. */
+	if (!(state & WS_WAIT_IN_SECTION))
 		return;
 	for (;;) {
 		uint32_t now = atomic_load_explicit(sections, memory_order_seq_cst);
@@ -311,8 +314,7 @@ void ws_crit_wait_out(ws_arena *arena, uint32_t section)
 		struct ws_deadline until;
 		struct ws_crit c;
 
-		if ((now & ~WS_SECTIONS_WAITED) != (section & ~WS_SECTIONS_WAITED) ||
-		    !atomic_load_explicit(lock, memory_order_seq_cst))
+		if (((now ^ section) & bits) || !atomic_load_explicit(lock, memory_order_seq_cst))
 			return;
 		if (!(now & WS_SECTIONS_WAITED) &&
 		    !atomic_compare_exchange_strong_explicit(sections, &now, now | WS_SECTIONS_WAITED,

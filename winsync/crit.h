@@ -56,14 +56,15 @@ int ws_crit_reap(ws_arena *arena, bool try_only);
 void ws_crit_release_objects(struct ws_crit *c);
 
 /*
- * Returns once critical section number `section` (of the arena lock) is
- * over.  A signal that releases several waits hands them their results one
+ * Returns once the critical section of the arena lock that handed a waiter
+ * its wait state `state` is over (WS_WAIT_IN_SECTION), at once for a state
+ * handed by a section on one object.  A signal that releases several waits hands them their results one
  * at a time, each in its own transaction, but in NT it is one step: a wait
  * it released must not return, and look at the objects, before the others
  * are released too (a pulse's, a manual set's, a release of several
  * units).  One load and no wait when the section is over, as it nearly
  * always is by the time the waiter wakes.
  */
-void ws_crit_wait_out(ws_arena *arena, uint32_t section);
+void ws_crit_wait_out(ws_arena *arena, uint32_t state);
 
 #endif

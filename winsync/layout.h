@@ -113,6 +113,15 @@ struct ws_entry {
 #define WS_WAIT_GOT       0x100u      /* | index: a signaler handed it entry `index` */
 #define WS_WAIT_ABANDONED 0x200u      /* | WS_WAIT_GOT | index: and a mutex was abandoned */
 #define WS_WAIT_INDEX     0xffu
+/*
+ * | any state a lock holder hands: handed under the arena lock, in the
+ * critical section whose number's low bits follow (crit.h: the waiter
+ * returns only once that section is over).  Without it: handed by a
+ * section on one object, which hands out one result at most.
+ */
+#define WS_WAIT_IN_SECTION    0x400u
+#define WS_WAIT_SECTION_SHIFT 11
+#define WS_WAIT_SECTION_BITS  21
 
 /* record.wait_clock: the clock of the wait's deadline, for inspectors. */
 #define WS_WAIT_CLOCK_FOREVER   0u
@@ -204,7 +213,7 @@ struct ws_record {
 	uint32_t wait_clock;      /* WS_WAIT_CLOCK_* of wait_deadline */
 	_Alignas(8) uint64_t wait_since;    /* CLOCK_MONOTONIC ns when it blocked */
 	_Alignas(8) uint64_t wait_deadline; /* ns on its clock */
-	uint32_t handed_in;       /* the critical section that handed it its result (txn.c) */
+	uint32_t unused0;         /* layout 4's handed_in: the wait state says it now */
 	uint32_t reserved1[3];
 	struct ws_entry entries[WS_ENTRIES_PER_WAIT];
 	uint32_t reserved2[12];
@@ -230,8 +239,6 @@ _Static_assert(WS_MAX_THREADS == WS_REF_INDEX_MASK, "a ref holds record + 1");
 
 /* In `sections`: somebody sleeps on it until the current section is over. */
 #define WS_SECTIONS_WAITED 0x80000000u
-/* In a record's handed_in: handed alone, by a section on one object: nothing to wait out. */
-#define WS_HANDED_ALONE WS_SECTIONS_WAITED
 
 struct ws_arena_header {
 	uint32_t magic;

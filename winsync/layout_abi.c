@@ -84,7 +84,7 @@ WS_AT(ws_record, wait_serial, 88, 4);
 WS_AT(ws_record, wait_clock, 92, 4);
 WS_AT(ws_record, wait_since, 96, 8);
 WS_AT(ws_record, wait_deadline, 104, 8);
-WS_AT(ws_record, handed_in, 112, 4);
+WS_AT(ws_record, unused0, 112, 4);
 WS_AT(ws_record, entries, 128, 1040);
 WS_AT(ws_record, log, 1216, 13568);
 

@@ -313,11 +313,12 @@ void ws_hand(struct ws_crit *c, uint32_t record, uint32_t state)
 		c->error = -EUCLEAN;
 		return;
 	}
-	/* Which section handed it: the waiter returns only once it is over (crit.h). */
-	ws_store(c, &c->arena->records[record].handed_in,
-		 c->object_slot != WS_CRIT_ARENA
-			 ? WS_HANDED_ALONE
-			 : ws_get(&c->arena->header->sections) & ~WS_SECTIONS_WAITED);
+	/* Which section hands it: the waiter returns only once it is over (crit.h).  In
+	 * the state itself, which only the winner of the hand-off writes. */
+	if (c->object_slot == WS_CRIT_ARENA)
+		state |= WS_WAIT_IN_SECTION |
+			 (ws_get(&c->arena->header->sections) & ~WS_SECTIONS_WAITED)
+				 << WS_WAIT_SECTION_SHIFT;
 	c->log->claim_state = state;
 	atomic_signal_fence(memory_order_seq_cst);
 	c->log->claim_record = record + 1;

@@ -551,13 +551,13 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		int ret;
 
 		if (state != WS_WAIT_PENDING) {
-			ws_crit_wait_out(arena, rec->handed_in);
+			ws_crit_wait_out(arena, state);
 			return ws_wait_result(state, &plan->shape, index);
 		}
 		if (ws_deadline_passed(&plan->deadline)) {
 			state = ws_wait_give_up(rec);
 			if (state != WS_WAIT_GAVE_UP) /* handed just now */
-				ws_crit_wait_out(arena, rec->handed_in);
+				ws_crit_wait_out(arena, state);
 			return ws_wait_result(state, &plan->shape, index);
 		}
 		watch_words(arena, rec, self, w);
@@ -578,7 +578,7 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 			/* The kernel's wake for a giver that died after our hand-off: its
 			 * operation may owe others too, so finish it (one load if not). */
 			sweep(arena, rec, false);
-			ws_crit_wait_out(arena, rec->handed_in);
+			ws_crit_wait_out(arena, state);
 			return ws_wait_result(state, &plan->shape, index);
 		}
 		/* The backstop (or the poll of the unwatched): a dead-man wake that

@@ -66,6 +66,9 @@ void ws_wait_clear(struct ws_record *rec)
 
 int ws_wait_result(uint32_t state, const struct ws_wait_shape *shape, uint32_t *index)
 {
+	/* Which section handed it is the waiter's business (crit.h), not the result. */
+	if (state & WS_WAIT_IN_SECTION)
+		state &= ~WS_WAIT_IN_SECTION & ((1u << WS_WAIT_SECTION_SHIFT) - 1);
 	if (state & WS_WAIT_GOT) {
 		uint32_t i = state & WS_WAIT_INDEX;
 
