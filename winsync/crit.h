@@ -8,6 +8,15 @@
  * owes (the last hand-off, waiters to re-arm) and runs a suspension that
  * arrived meanwhile.
  *
+ * Two kinds of lock.  The arena's serves whatever concerns several objects;
+ * each object's own serves an operation on that object alone, so that
+ * operations on unrelated objects never wait for each other.  The arena
+ * lock's holder waits for a section on one object before it edits that
+ * object (txn.c); a section on one object waits for nothing, and gives way
+ * (WS_NEED_ARENA, undone) when it finds the arena's holder on its object.
+ * A dead holder of either is put right under the arena lock, one replay at
+ * a time.
+ *
  * Suspension.  A host that suspends threads from a signal handler (Wine's
  * SuspendThread does) must not park a thread inside a critical section:
  * the handler asks ws_defer_suspend(), and the thread suspends itself
