@@ -99,11 +99,13 @@ _Static_assert(sizeof(struct ws_object) == 64, "one object per cache line");
 struct ws_entry {
 	uint32_t prev;
 	uint32_t next;
-	uint32_t object;  /* slot */
+	uint32_t object;  /* slot it was last linked to, WS_ENTRY_NOWHERE once seen unlinked */
 	uint32_t linked;  /* generation of the object it is queued on, or 0 */
 };
 
 #define WS_ENTRIES_PER_WAIT (WS_MAX_WAIT_OBJECTS + 1) /* the objects and the alert */
+/* entry.object of an entry its thread found unlinked (queue.c): no object to look at. */
+#define WS_ENTRY_NOWHERE UINT32_MAX
 
 /* record.state: what the thread's current wait is doing (waiter.c). */
 #define WS_WAIT_IDLE      0u          /* no wait; entries may still be linked (stale) */

@@ -123,13 +123,32 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 
 int ws_queue_unlink_all(struct ws_crit *c, uint32_t record)
 {
-	for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT; k++) {
-		int ret = ws_queue_unlink(c, record, k);
+	ws_arena *arena = c->arena;
 
+	for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT; k++) {
+		struct ws_entry *e = &arena->records[record].entries[k];
+		uint32_t slot = atomic_load_explicit((_Atomic uint32_t *)&e->object,
+						     memory_order_relaxed);
+		int ret;
+
+		if (slot == WS_ENTRY_NOWHERE)
+			continue;
+		/*
+		 * Its link is read with its object locked: a section on that
+		 * object may be unlinking it (a stale entry) in a transaction
+		 * that it, or a recovery, will still undo.
+		 */
+		if (slot < arena->slots) {
+			ret = ws_obj_lock(c, slot);
+			if (ret < 0)
+				return ret;
+		}
+		ret = ws_queue_unlink(c, record, k);
 		if (ret < 0)
 			return ret;
+		ws_store(c, &e->object, WS_ENTRY_NOWHERE);
 	}
-	return 0;
+	return c->error;
 }
 
 void ws_queue_drop(struct ws_crit *c, uint32_t slot)

@@ -617,20 +617,18 @@ static void watch_ahead(struct ws_crit *c, const struct wait_plan *plan, const u
 
 /*
  * May a wait on one object queue under that object's own lock?  Only if
- * what our last wait left linked is on that object too (or on none): the
- * unlinking edits those objects.  Read without a lock: only we link our
- * entries, and others only unlink them.
+ * every entry our last waits may have left linked was linked to that
+ * object: unlinking them locks their objects (queue.c).  Each entry names
+ * the object it was last linked to until a wait of ours finds it unlinked;
+ * only we write that.
  */
 static bool last_wait_alone(const struct ws_record *rec, uint32_t slot)
 {
 	for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT; k++) {
-		const struct ws_entry *e = &rec->entries[k];
-		uint32_t linked = atomic_load_explicit((_Atomic uint32_t *)&e->linked,
-						       memory_order_relaxed);
-		uint32_t object = atomic_load_explicit((_Atomic uint32_t *)&e->object,
+		uint32_t object = atomic_load_explicit((_Atomic uint32_t *)&rec->entries[k].object,
 						       memory_order_relaxed);
 
-		if (linked && object != slot)
+		if (object != slot && object != WS_ENTRY_NOWHERE)
 			return false;
 	}
 	return true;
