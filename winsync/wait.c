@@ -441,7 +441,10 @@ static void sweep(ws_arena *arena, const struct ws_record *rec, bool records)
 	struct ws_crit c;
 
 	for (uint32_t i = 0; i < WS_ENTRIES_PER_WAIT && i < rec->entries_used; i++)
-		ws_crit_sweep_object(arena, rec->entries[i].object, true);
+		ws_crit_sweep_object(arena,
+				     atomic_load_explicit((_Atomic uint32_t *)&rec->entries[i].object,
+							  memory_order_relaxed),
+				     true);
 	if (!ws_lock_holder_dead(arena, ws_arena_lock(arena)) &&
 	    !(records && ws_dead_records(arena)))
 		return;
