@@ -152,7 +152,7 @@ int ws_crit_enter_object(ws_arena *arena, uint32_t slot, struct ws_crit *c)
 		atomic_signal_fence(memory_order_seq_cst);
 		if (ws_lock_stats_enabled())
 			ws_lock_stats_taking(atomic_load_explicit(c->lock, memory_order_relaxed) != 0);
-		ret = ws_lock_take_object(arena, c->lock, c->self, c->ref, block, &gone);
+		ret = ws_lock_take_object(arena, slot, c->self, c->ref, block, &gone);
 		if (ret == 0) {
 			if (ws_lock_stats_enabled())
 				c->held_since = ws_clock_ns(WS_CLOCK_MONOTONIC);
@@ -219,7 +219,7 @@ void ws_crit_hold_objects(struct ws_crit *c)
 
 	for (uint32_t s = 0; s < n; s++) {
 		_Atomic uint32_t *word = &arena->objects[s].lock;
-		struct ws_holder_watch watch = { 0, 0, false };
+		struct ws_holder_watch watch = WS_HOLDER_WATCH(s + 1);
 
 		for (;;) {
 			uint32_t seen = atomic_load_explicit(word, memory_order_acquire), holder;

@@ -28,6 +28,27 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 
 	if (!ws_ref_live(arena, ref))
 		return true;
+	/*
+	 * An object's word: its holder says so, in its log while it is in a
+	 * section on that object, or holds the arena lock (which may hold
+	 * objects' words too).  A live thread that does neither is named by a
+	 * stale (scribbled) word, whatever its counter says: seen twice, gone.
+	 */
+	if (watch->object) {
+		struct ws_record *rec = &arena->records[ws_ref_index(arena, ref)];
+
+		if (ws_get(&rec->log.object_lock) == watch->object ||
+		    (atomic_load_explicit(&arena->header->lock, memory_order_acquire) &
+		     ~WS_LOCK_CONTENDED) == ref) {
+			watch->suspect = false;
+			return false;
+		}
+		if (watch->suspect && watch->word == seen)
+			return true;
+		watch->suspect = true;
+		watch->word = seen;
+		return false;
+	}
 	holding = atomic_load_explicit(&arena->records[ws_ref_index(arena, ref)].holding,
 				       memory_order_seq_cst);
 	if (holding & 1) {
@@ -79,10 +100,10 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 
 /* Takes `word`; one whose holder is gone is taken over, or with !takeover left alone (-EOWNERDEAD). */
 static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
-		bool takeover, uint32_t *taken_from)
+		struct ws_holder_watch watch, uint32_t *taken_from)
 {
 	_Atomic uint32_t *holding = &arena->records[self].holding;
-	struct ws_holder_watch watch = { 0, 0, false };
+	bool takeover = !watch.object;
 	uint32_t seen = 0;
 
 	*taken_from = 0;
@@ -145,13 +166,14 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
 		 uint32_t *taken_from)
 {
-	return take(arena, word, self, ref, block, true, taken_from);
+	return take(arena, word, self, ref, block, WS_HOLDER_WATCH(0), taken_from);
 }
 
-int ws_lock_take_object(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref,
-			bool block, uint32_t *gone)
+int ws_lock_take_object(ws_arena *arena, uint32_t slot, uint32_t self, uint32_t ref, bool block,
+			uint32_t *gone)
 {
-	return take(arena, word, self, ref, block, false, gone);
+	return take(arena, &arena->objects[slot].lock, self, ref, block, WS_HOLDER_WATCH(slot + 1),
+		    gone);
 }
 
 bool ws_lock_seize(_Atomic uint32_t *word, uint32_t seen, uint32_t ref)

@@ -33,8 +33,8 @@ int ws_lock_take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_
  * for the arena lock's holder to put right (crit.c), so that one thread at
  * a time replays a dead holder's log.
  */
-int ws_lock_take_object(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref,
-			bool block, uint32_t *gone);
+int ws_lock_take_object(ws_arena *arena, uint32_t slot, uint32_t self, uint32_t ref, bool block,
+			uint32_t *gone);
 /*
  * For the arena lock's holder, which may hold an object's lock word on top
  * (its `holding` counter is odd already): replaces `seen`, a word naming a
@@ -49,10 +49,12 @@ void ws_lock_release_seized(ws_arena *arena, _Atomic uint32_t *word, uint32_t re
  * named by a stale word).  `watch` keeps the suspicion between calls.
  */
 struct ws_holder_watch {
+	uint32_t object;   /* slot + 1 of the object whose word it is, 0 for the arena's */
 	uint32_t word;     /* the lock word when the suspicion started */
 	uint32_t holding;  /* the holder's counter then */
 	bool suspect;
 };
+#define WS_HOLDER_WATCH(slot_plus_one) ((struct ws_holder_watch){ (slot_plus_one), 0, 0, false })
 bool ws_lock_wait_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
 			 struct ws_holder_watch *watch);
 void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self);

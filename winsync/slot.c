@@ -19,6 +19,7 @@ int ws_slot_alloc(struct ws_crit *c, uint32_t *slot)
 	ws_arena *arena = c->arena;
 	struct ws_arena_header *h = arena->header;
 	uint32_t fresh = h->fresh_slots, first = h->free_head;
+	int ret;
 
 	if (fresh < arena->slots) {
 		ws_store(c, &h->fresh_slots, fresh + 1);
@@ -30,6 +31,10 @@ int ws_slot_alloc(struct ws_crit *c, uint32_t *slot)
 	if (first > arena->slots)
 		return -EUCLEAN;
 	*slot = first - 1;
+	/* Locked before its link is read: a section on one object may have it LOCKED (a stale handle). */
+	ret = ws_obj_lock(c, *slot);
+	if (ret < 0)
+		return ret;
 	ws_store(c, &h->free_head, arena->objects[*slot].next_free);
 	if (!arena->objects[*slot].next_free)
 		ws_store(c, &h->free_tail, 0);
@@ -48,9 +53,13 @@ void ws_slot_free(struct ws_crit *c, uint32_t slot)
 	if (gen == 0 || gen > ws_gen_mask(arena))
 		return;
 	ws_store(c, &obj->next_free, 0);
-	if (tail && tail <= arena->slots)
+	if (tail && tail <= arena->slots) {
+		/* Its link written with it locked, like any field of an object (layout.h). */
+		if (ws_obj_lock(c, tail - 1) < 0)
+			return;
 		ws_store(c, &arena->objects[tail - 1].next_free, slot + 1);
-	else
+	} else {
 		ws_store(c, &h->free_head, slot + 1);
+	}
 	ws_store(c, &h->free_tail, slot + 1);
 }

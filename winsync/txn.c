@@ -97,7 +97,7 @@ static int wait_object_section(struct ws_crit *c, uint32_t slot)
 {
 	ws_arena *arena = c->arena;
 	struct ws_object *obj = &arena->objects[slot];
-	struct ws_holder_watch watch = { 0, 0, false };
+	struct ws_holder_watch watch = WS_HOLDER_WATCH(slot + 1);
 
 	for (;;) {
 		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
@@ -135,7 +135,7 @@ int ws_obj_hold_word(struct ws_crit *c, uint32_t slot)
 {
 	ws_arena *arena = c->arena;
 	_Atomic uint32_t *word = &arena->objects[slot].lock;
-	struct ws_holder_watch watch = { 0, 0, false };
+	struct ws_holder_watch watch = WS_HOLDER_WATCH(slot + 1);
 
 	for (;;) {
 		uint32_t seen = atomic_load_explicit(word, memory_order_acquire), holder;
@@ -421,7 +421,7 @@ static bool apply_hand(struct ws_crit *c, struct ws_log *log)
 static bool marked_by_log(struct ws_crit *c, uint32_t slot)
 {
 	struct ws_object *obj = &c->arena->objects[slot];
-	struct ws_holder_watch watch = { 0, 0, false };
+	struct ws_holder_watch watch = WS_HOLDER_WATCH(slot + 1);
 
 	for (;;) {
 		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);

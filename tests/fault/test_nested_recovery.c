@@ -148,10 +148,12 @@ START_TEST(arena_holder_meets_a_dead_object_section)
 {
 	ws_arena *a;
 	int trials = 0, met = 0;
+	/* Every point natively, every stride-th in the guest and under the sanitizers. */
+	long stride = (100 + robust_scale() - 1) / robust_scale();
 
 	sh = shared_alloc(sizeof(*sh));
 	a = named_arena(name, sizeof name, "nestobj", 64);
-	for (long k = 1;; k++) {
+	for (long k = 1;; k += stride) {
 		ws_handle both[2];
 		char report[256] = "";
 		int status = 0, rc;
@@ -186,9 +188,9 @@ START_TEST(arena_holder_meets_a_dead_object_section)
 		if (!victim_killed)
 			break;
 	}
-	printf("a dead section on one object met by a wait_all: %d points, %d with the event "
-	       "left locked\n", trials, met);
-	ck_assert_int_ge(met, 5);
+	printf("a dead section on one object met by a wait_all: %d points (every %ld), %d with the "
+	       "event left locked\n", trials, stride, met);
+	ck_assert_int_ge(met, 5 / stride > 1 ? 5 / stride : 1);
 	drop_arena(a, name);
 	shared_free(sh, sizeof(*sh));
 }
