@@ -142,9 +142,11 @@ void ws_guard_owner(struct ws_crit *c, uint32_t owner)
 	for (uint32_t s = 0; s < slots; s++) {
 		uint64_t head = atomic_load_explicit(&arena->objects[s].head, memory_order_relaxed);
 
+		/* Its queue is read with its word held: a section on it alone may be editing it. */
 		if (ws_head_type(head) == WS_TYPE_MUTEX && ws_head_value(head) == owner &&
-		    (ws_head_tag(head) & WS_HEAD_QUEUED)) {
+		    (ws_head_tag(head) & WS_HEAD_QUEUED) && ws_obj_hold_word(c, s) == 0) {
 			ws_guard_queue(c, s);
+			ws_obj_drop_word(c, s);
 			return;
 		}
 	}
