@@ -246,18 +246,10 @@ void ws_crit_hold_objects(struct ws_crit *c)
 
 void ws_crit_release_objects(struct ws_crit *c)
 {
-	ws_arena *arena = c->arena;
-	uint32_t n = slots_used(arena);
+	uint32_t n = slots_used(c->arena);
 
-	for (uint32_t s = 0; s < n; s++) {
-		_Atomic uint32_t *word = &arena->objects[s].lock;
-		uint32_t seen = atomic_load_explicit(word, memory_order_relaxed);
-
-		if (seen && (seen & ~WS_LOCK_CONTENDED) == c->ref) {
-			if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
-				ws_futex_wake(word, 1, arena->shared);
-		}
-	}
+	for (uint32_t s = 0; s < n; s++)
+		ws_obj_drop_word(c, s);
 }
 
 /* Waiters of ws_crit_wait_out learn the section is over. */
