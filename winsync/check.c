@@ -46,12 +46,12 @@ static int check_queue(struct check *k, uint32_t slot, struct ws_object *obj)
 
 		if (!entry || n >= queued || n >= bound)
 			return fail(k, "slot %u: queue runs past its %u entries", slot, queued);
-		if (entry->linked != ws_head_gen(atomic_load_explicit(&obj->head,
-								      memory_order_relaxed)) ||
-		    entry->object != slot || entry->prev != prev)
+		if (ws_get(&entry->linked) != ws_head_gen(atomic_load_explicit(&obj->head,
+									       memory_order_relaxed)) ||
+		    ws_get(&entry->object) != slot || ws_get(&entry->prev) != prev)
 			return fail(k, "slot %u: entry %u of record %u badly linked", slot, e, r);
 		prev = id;
-		id = entry->next;
+		id = ws_get(&entry->next);
 		n++;
 	}
 	if (n != queued || obj->queue_tail != prev)
@@ -128,27 +128,28 @@ static int check_free_list(struct check *k)
 static int check_owed(struct check *k, uint32_t r, struct ws_record *rec)
 {
 	ws_arena *arena = k->arena;
-	uint32_t owner = rec->wait_owner, count = rec->count, used = rec->entries_used;
+	uint32_t owner = ws_get(&rec->wait_owner), count = rec->count, used = rec->entries_used;
 	bool all_ready = true;
 
 	if (used > WS_ENTRIES_PER_WAIT || count > used)
 		return fail(k, "record %u: %u entries, %u objects", r, used, count);
 	for (uint32_t e = 0; e < used; e++) {
 		struct ws_entry *entry = &rec->entries[e];
+		uint32_t object = ws_get(&entry->object);
 		bool ready;
 
-		if (!entry->linked || entry->object >= arena->slots)
+		if (!ws_get(&entry->linked) || object >= arena->slots)
 			return fail(k, "record %u: pending, entry %u not queued", r, e);
 		/* Its object was closed: it waits on, for the others. */
 		ready = ws_entry_queued(arena, entry) &&
-			ws_obj_ready(&arena->objects[entry->object], owner);
+			ws_obj_ready(&arena->objects[object], owner);
 		if (rec->wait_all && e < count) {
 			all_ready &= ready;
 			continue;
 		}
 		if (ready)
 			return fail(k, "record %u: pending, but slot %u (entry %u) is ready for it", r,
-				    entry->object, e);
+				    object, e);
 	}
 	if (rec->wait_all && count && all_ready)
 		return fail(k, "record %u: pending wait_all, but all %u objects are ready", r, count);

@@ -95,12 +95,18 @@ _Static_assert(sizeof(struct ws_object) == 64, "one object per cache line");
  * an object moves its slot to the next generation and drops its queue at
  * once, and an entry whose generation is no longer its slot's (an orphan)
  * is unlinked without touching the slot's new queue.
+ *
+ * Atomic: an entry is guarded by the lock of whichever object it is linked
+ * to, so it passes from one object's lock to another's, often through a
+ * thread of another process or another mapping of the arena.  The ordering
+ * that makes this safe is in the shared memory, but a checker that keeps
+ * its clocks per process and per address (ThreadSanitizer) cannot see it.
  */
 struct ws_entry {
-	uint32_t prev;
-	uint32_t next;
-	uint32_t object;  /* slot it was last linked to, WS_ENTRY_NOWHERE once seen unlinked */
-	uint32_t linked;  /* generation of the object it is queued on, or 0 */
+	_Atomic uint32_t prev;
+	_Atomic uint32_t next;
+	_Atomic uint32_t object; /* slot it was last linked to, WS_ENTRY_NOWHERE once seen unlinked */
+	_Atomic uint32_t linked; /* generation of the object it is queued on, or 0 */
 };
 
 #define WS_ENTRIES_PER_WAIT (WS_MAX_WAIT_OBJECTS + 1) /* the objects and the alert */
@@ -202,7 +208,7 @@ struct ws_record {
 	/* The wait (waiter.c). */
 	_Atomic uint32_t wake;    /* futex word a blocked wait sleeps on: 0 = asleep */
 	_Atomic uint32_t state;
-	uint32_t wait_owner;
+	_Atomic uint32_t wait_owner; /* read by ws_owner_died before it pins the wait (reap.c) */
 	uint32_t count;           /* objects; the alert, if any, is entry `count` */
 	uint32_t wait_all;
 	uint32_t entries_used;    /* count, plus one with an alert */

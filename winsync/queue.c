@@ -27,10 +27,9 @@ static uint32_t slot_gen(ws_arena *arena, uint32_t slot)
 bool ws_entry_queued(ws_arena *arena, const struct ws_entry *entry)
 {
 	/* A section on its object alone may be unlinking it (a stale entry). */
-	uint32_t linked = atomic_load_explicit((_Atomic uint32_t *)&entry->linked,
-					       memory_order_relaxed);
+	uint32_t linked = ws_get(&entry->linked), object = ws_get(&entry->object);
 
-	return linked && entry->object < arena->slots && linked == slot_gen(arena, entry->object);
+	return linked && object < arena->slots && linked == slot_gen(arena, object);
 }
 
 int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t entry)
@@ -46,7 +45,8 @@ int ws_queue_link(struct ws_crit *c, uint32_t slot, uint32_t record, uint32_t en
 	if (tail) {
 		struct ws_entry *last = ws_entry_at(arena, tail, &r, &k);
 
-		if (!last || last->linked != gen || last->next || last->object != slot)
+		if (!last || ws_get(&last->linked) != gen || ws_get(&last->next) ||
+		    ws_get(&last->object) != slot)
 			return c->error = -EUCLEAN;
 		ws_store(c, &last->next, id);
 	} else {
@@ -72,10 +72,10 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 	int ret;
 
 	/* Before its object is locked, a section on that object alone may unlink it. */
-	linked = atomic_load_explicit((_Atomic uint32_t *)&e->linked, memory_order_relaxed);
+	linked = ws_get(&e->linked);
 	if (!linked)
 		return 0;
-	slot = e->object; /* written by its own thread only, when it links */
+	slot = ws_get(&e->object); /* written by its own thread only, when it links */
 	if (slot >= arena->slots)
 		return c->error = -EUCLEAN;
 	/* Its object was closed: the queue it was in is gone. */
@@ -86,15 +86,15 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 	ret = ws_obj_lock(c, slot);
 	if (ret < 0)
 		return ret;
-	if (!e->linked)
+	if (!ws_get(&e->linked))
 		return 0;
-	prev = e->prev;
-	next = e->next;
+	prev = ws_get(&e->prev);
+	next = ws_get(&e->next);
 	obj = &arena->objects[slot];
 	if (prev) {
 		struct ws_entry *p = ws_entry_at(arena, prev, &r, &k);
 
-		if (!p || p->next != id)
+		if (!p || ws_get(&p->next) != id)
 			return c->error = -EUCLEAN;
 		ws_store(c, &p->next, next);
 	} else {
@@ -105,7 +105,7 @@ int ws_queue_unlink(struct ws_crit *c, uint32_t record, uint32_t entry)
 	if (next) {
 		struct ws_entry *n = ws_entry_at(arena, next, &r, &k);
 
-		if (!n || n->prev != id)
+		if (!n || ws_get(&n->prev) != id)
 			return c->error = -EUCLEAN;
 		ws_store(c, &n->prev, prev);
 	} else {
@@ -127,8 +127,7 @@ int ws_queue_unlink_all(struct ws_crit *c, uint32_t record)
 
 	for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT; k++) {
 		struct ws_entry *e = &arena->records[record].entries[k];
-		uint32_t slot = atomic_load_explicit((_Atomic uint32_t *)&e->object,
-						     memory_order_relaxed);
+		uint32_t slot = ws_get(&e->object);
 		int ret;
 
 		if (slot == WS_ENTRY_NOWHERE)
@@ -185,12 +184,12 @@ static struct ws_entry *walk_next(struct ws_crit *c, uint32_t slot, uint32_t *id
 	if (!*id)
 		return NULL;
 	e = ws_entry_at(arena, *id, r, k);
-	if (!e || (*steps)++ > walk_bound(arena) || e->object != slot ||
-	    e->linked != slot_gen(arena, slot)) {
+	if (!e || (*steps)++ > walk_bound(arena) || ws_get(&e->object) != slot ||
+	    ws_get(&e->linked) != slot_gen(arena, slot)) {
 		c->error = -EUCLEAN;
 		return NULL;
 	}
-	*id = e->next;
+	*id = ws_get(&e->next);
 	return e;
 }
 
@@ -322,7 +321,8 @@ static int complete_all(struct ws_crit *c, uint32_t record, uint32_t slot, bool 
 {
 	ws_arena *arena = c->arena;
 	struct ws_record *rec = &arena->records[record];
-	uint32_t count = rec->count, owner = rec->wait_owner;
+	uint32_t count = rec->count, owner = ws_get(&rec->wait_owner);
+	uint32_t objects[WS_MAX_WAIT_OBJECTS];
 	bool fresh[WS_MAX_WAIT_OBJECTS] = { false }, ready = true;
 	uint32_t i, locked = 0;
 
@@ -330,25 +330,26 @@ static int complete_all(struct ws_crit *c, uint32_t record, uint32_t slot, bool 
 	if (count > WS_MAX_WAIT_OBJECTS)
 		return c->error = -EUCLEAN;
 	/* An entry whose object was closed can never be ready. */
-	for (i = 0; i < count && ready; i++)
+	for (i = 0; i < count && ready; i++) {
 		ready = ws_entry_queued(arena, &rec->entries[i]);
+		objects[i] = ws_get(&rec->entries[i].object);
+	}
 	for (i = 0; i < count && ready; i++, locked++) {
-		int ret = ws_obj_lock(c, rec->entries[i].object);
+		int ret = ws_obj_lock(c, objects[i]);
 
 		if (ret < 0)
 			return ret;
 		fresh[i] = ret == 1;
-		ready = ready_for(&arena->objects[rec->entries[i].object], owner,
-				  pulsed && rec->entries[i].object == slot);
+		ready = ready_for(&arena->objects[objects[i]], owner, pulsed && objects[i] == slot);
 	}
 	if (!ready) {
 		while (locked--)
 			if (fresh[locked])
-				ws_obj_release(c, rec->entries[locked].object);
+				ws_obj_release(c, objects[locked]);
 		return 0;
 	}
 	for (i = 0; i < count; i++) {
-		uint32_t s = rec->entries[i].object;
+		uint32_t s = objects[i];
 
 		*abandoned |= take_for(&arena->objects[s], owner, pulsed && s == slot);
 		note_taken(taken, &arena->objects[s], s);
@@ -368,9 +369,9 @@ static int try_waiter(struct ws_crit *c, uint32_t slot, uint32_t r, uint32_t *k,
 		*k = 0;
 		return complete_all(c, r, slot, pulsed, done, abandoned, taken);
 	}
-	*done = ready_for(obj, rec->wait_owner, pulsed);
+	*done = ready_for(obj, ws_get(&rec->wait_owner), pulsed);
 	if (*done) {
-		*abandoned = take_for(obj, rec->wait_owner, pulsed);
+		*abandoned = take_for(obj, ws_get(&rec->wait_owner), pulsed);
 		if (!pulsed)
 			note_taken(taken, obj, slot);
 	}
@@ -413,7 +414,7 @@ int ws_settle(struct ws_crit *c, uint32_t slot, enum ws_settle mode, bool *dead)
 		ws_op_progress(c);
 		/* The owner id its new mutexes are held under lives on its record. */
 		if (taken.count)
-			ws_store(c, &rec->owner, rec->wait_owner);
+			ws_store(c, &rec->owner, ws_get(&rec->wait_owner));
 		/* Whom to re-arm, read while the mutexes are locked (the commit unlocks them). */
 		for (uint32_t i = 0; i < taken.count; i++)
 			if (!ws_queue_ahead(c, taken.slots[i], r, &taken.first[i], 1))

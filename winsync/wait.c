@@ -441,10 +441,7 @@ static void sweep(ws_arena *arena, const struct ws_record *rec, bool records)
 	struct ws_crit c;
 
 	for (uint32_t i = 0; i < WS_ENTRIES_PER_WAIT && i < rec->entries_used; i++)
-		ws_crit_sweep_object(arena,
-				     atomic_load_explicit((_Atomic uint32_t *)&rec->entries[i].object,
-							  memory_order_relaxed),
-				     true);
+		ws_crit_sweep_object(arena, ws_get(&rec->entries[i].object), true);
 	if (!ws_lock_holder_dead(arena, ws_arena_lock(arena)) &&
 	    !(records && ws_dead_records(arena)))
 		return;
@@ -517,7 +514,7 @@ static void watch_record(struct watch *w, ws_arena *arena, uint32_t r)
 static void watch_words(ws_arena *arena, struct ws_record *rec, uint32_t self, struct watch *w)
 {
 	uint32_t owners[WS_MAX_WAIT_OBJECTS];
-	uint32_t n = foreign_owners(arena, w, rec->wait_owner, owners), used;
+	uint32_t n = foreign_owners(arena, w, ws_get(&rec->wait_owner), owners), used;
 
 	/* Shared: the kernel's dead-man wake of a hand-off is a shared wake. */
 	w->words[0] = (struct ws_futex_word){ &rec->wake, 0, true };
@@ -628,8 +625,7 @@ static void watch_ahead(struct ws_crit *c, const struct wait_plan *plan, const u
 static bool last_wait_alone(const struct ws_record *rec, uint32_t slot)
 {
 	for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT; k++) {
-		uint32_t object = atomic_load_explicit((_Atomic uint32_t *)&rec->entries[k].object,
-						       memory_order_relaxed);
+		uint32_t object = ws_get(&rec->entries[k].object);
 
 		if (object != slot && object != WS_ENTRY_NOWHERE)
 			return false;

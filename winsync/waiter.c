@@ -27,7 +27,7 @@ void ws_wait_arm(struct ws_record *rec, const struct ws_wait_shape *shape)
 {
 	describe(rec, shape);
 	atomic_store_explicit(&rec->wake, 0, memory_order_relaxed);
-	rec->wait_owner = shape->owner;
+	atomic_store_explicit(&rec->wait_owner, shape->owner, memory_order_relaxed);
 	rec->count = shape->count;
 	rec->wait_all = shape->all;
 	rec->entries_used = shape->entries;
