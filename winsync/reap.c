@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "fault.h"
+#include "os/os.h"
 #include "queue.h"
 #include "record.h"
 #include "stats.h"
@@ -125,6 +126,12 @@ static int abandon_owner(struct ws_crit *c, uint32_t owner)
 	return ret;
 }
 
+/* Is record `rec` blocked in a wait as `owner`? */
+static bool waits_as(const struct ws_record *rec, uint32_t owner)
+{
+	return ws_wait_state(rec) == WS_WAIT_PENDING && ws_get(&rec->wait_owner) == owner;
+}
+
 void ws_guard_owner(struct ws_crit *c, uint32_t owner)
 {
 	ws_arena *arena = c->arena;
@@ -133,8 +140,7 @@ void ws_guard_owner(struct ws_crit *c, uint32_t owner)
 	for (uint32_t r = 0; r < n; r++) {
 		struct ws_record *rec = &arena->records[r];
 
-		if (ws_wait_state(rec) == WS_WAIT_PENDING && rec->wait_owner == owner &&
-		    ws_record_liveness(rec) == WS_LIVE) {
+		if (waits_as(rec, owner) && ws_record_liveness(rec) == WS_LIVE) {
 			ws_guard(c, r);
 			return;
 		}
@@ -152,6 +158,40 @@ void ws_guard_owner(struct ws_crit *c, uint32_t owner)
 	}
 }
 
+/*
+ * Locks the object the first entry of record `r`'s wait names, so that the
+ * wait we look at stays the one we hand: a wait on one object is armed
+ * under that object's lock alone (wait.c), but before its thread arms
+ * another, it unlinks this one's entries with their objects locked
+ * (queue.c).  *pinned is false if `r` no longer waits as `owner`.
+ */
+static int pin_wait(struct ws_crit *c, uint32_t r, uint32_t owner, bool *pinned)
+{
+	struct ws_record *rec = &c->arena->records[r];
+
+	*pinned = false;
+	while (waits_as(rec, owner)) {
+		uint32_t slot = ws_get(&rec->entries[0].object);
+		int ret;
+
+		/* Between two waits of its thread: the next one is being armed. */
+		if (slot == WS_ENTRY_NOWHERE) {
+			ws_os_relax();
+			continue;
+		}
+		if (slot >= c->arena->slots)
+			return 0; /* scribbled: not ours to hand */
+		ret = ws_obj_lock(c, slot);
+		if (ret < 0)
+			return ret;
+		if (ws_get(&rec->entries[0].object) == slot && waits_as(rec, owner)) {
+			*pinned = true;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 int ws_owner_died_locked(struct ws_crit *c, uint32_t owner)
 {
 	ws_arena *arena = c->arena;
@@ -162,12 +202,16 @@ int ws_owner_died_locked(struct ws_crit *c, uint32_t owner)
 	ret = hold_owner_words(c, owner, &held);
 	/* Its blocked waits end with -ECANCELED, one hand-off (and wake) each. */
 	for (uint32_t r = 0; r < n && !ret; r++) {
-		struct ws_record *rec = &arena->records[r];
+		bool pinned;
 
-		if (ws_wait_state(rec) != WS_WAIT_PENDING || rec->wait_owner != owner)
+		if (!waits_as(&arena->records[r], owner))
 			continue;
 		ws_op_begin(c, WS_OP_PLAIN, 0);
-		ws_hand(c, r, WS_WAIT_CANCELED);
+		ret = pin_wait(c, r, owner, &pinned);
+		if (ret == 0 && pinned)
+			ws_hand(c, r, WS_WAIT_CANCELED);
+		if (ret < 0)
+			c->error = ret;
 		ret = ws_commit(c);
 		ws_op_end(c);
 		if (ret == -ESRCH)
