@@ -4,7 +4,6 @@
 #include <errno.h>
 
 #include "fault.h"
-#include "os/os.h"
 #include "queue.h"
 #include "record.h"
 #include "stats.h"
@@ -163,24 +162,22 @@ void ws_guard_owner(struct ws_crit *c, uint32_t owner)
  * wait we look at stays the one we hand: a wait on one object is armed
  * under that object's lock alone (wait.c), but before its thread arms
  * another, it unlinks this one's entries with their objects locked
- * (queue.c).  *pinned is false if `r` no longer waits as `owner`.
+ * (queue.c).  *pinned is false if `r` no longer waits as `owner`, or names
+ * no object: its thread is between two waits (the one we saw is over), or
+ * died arming one (the reaper ends it).
  */
 static int pin_wait(struct ws_crit *c, uint32_t r, uint32_t owner, bool *pinned)
 {
 	struct ws_record *rec = &c->arena->records[r];
 
 	*pinned = false;
-	while (waits_as(rec, owner)) {
+	/* The entry changes only when its thread arms another wait: twice is plenty. */
+	for (int tries = 0; tries < 3 && waits_as(rec, owner); tries++) {
 		uint32_t slot = ws_get(&rec->entries[0].object);
 		int ret;
 
-		/* Between two waits of its thread: the next one is being armed. */
-		if (slot == WS_ENTRY_NOWHERE) {
-			ws_os_relax();
-			continue;
-		}
 		if (slot >= c->arena->slots)
-			return 0; /* scribbled: not ours to hand */
+			return 0;
 		ret = ws_obj_lock(c, slot);
 		if (ret < 0)
 			return ret;
