@@ -28,11 +28,21 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 
 	if (!ws_ref_live(arena, ref))
 		return true;
+	/* Read before the look at what it holds: see below. */
+	holding = atomic_load_explicit(&arena->records[ws_ref_index(arena, ref)].holding,
+				       memory_order_seq_cst);
 	/*
 	 * An object's word: its holder says so, in its log while it is in a
 	 * section on that object, or holds the arena lock (which may hold
-	 * objects' words too).  A live thread that does neither is named by a
-	 * stale (scribbled) word, whatever its counter says: seen twice, gone.
+	 * objects' words too).  A live thread that does neither, at two looks
+	 * between which its counter did not move, is named by a stale
+	 * (scribbled) word, whatever the counter's parity: it names the object
+	 * before it takes the word and moves the counter in between, and
+	 * unnames it only after the release has moved the counter again, so
+	 * it held the word at neither look nor in between.  The same look
+	 * twice without the counter could be two holds of one thread that
+	 * released and took the word again in between (the same word): taken
+	 * over, that live holder's word would be given to another.
 	 */
 	if (watch->object) {
 		struct ws_record *rec = &arena->records[ws_ref_index(arena, ref)];
@@ -43,15 +53,7 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 			watch->suspect = false;
 			return false;
 		}
-		if (watch->suspect && watch->word == seen)
-			return true;
-		watch->suspect = true;
-		watch->word = seen;
-		return false;
-	}
-	holding = atomic_load_explicit(&arena->records[ws_ref_index(arena, ref)].holding,
-				       memory_order_seq_cst);
-	if (holding & 1) {
+	} else if (holding & 1) {
 		watch->suspect = false;
 		return false;
 	}
