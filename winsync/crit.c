@@ -11,6 +11,7 @@
 #include "reap.h"
 #include "record.h"
 #include "recover.h"
+#include "slot.h"
 #include "stats.h"
 
 static void (*_Atomic suspend_hook)(void);
@@ -205,17 +206,10 @@ int ws_crit_reap(ws_arena *arena, bool try_only)
 	return 0;
 }
 
-static uint32_t slots_used(ws_arena *arena)
-{
-	uint32_t n = arena->header->fresh_slots;
-
-	return n < arena->slots ? n : arena->slots;
-}
-
 void ws_crit_hold_objects(struct ws_crit *c)
 {
 	ws_arena *arena = c->arena;
-	uint32_t n = slots_used(arena);
+	uint32_t n = ws_slots_used(arena);
 
 	for (uint32_t s = 0; s < n; s++) {
 		_Atomic uint32_t *word = &arena->objects[s].lock;
@@ -246,7 +240,7 @@ void ws_crit_hold_objects(struct ws_crit *c)
 
 void ws_crit_release_objects(struct ws_crit *c)
 {
-	uint32_t n = slots_used(c->arena);
+	uint32_t n = ws_slots_used(c->arena);
 
 	for (uint32_t s = 0; s < n; s++)
 		ws_obj_drop_word(c, s);

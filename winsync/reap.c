@@ -6,15 +6,9 @@
 #include "fault.h"
 #include "queue.h"
 #include "record.h"
+#include "slot.h"
 #include "stats.h"
 #include "waiter.h"
-
-static uint32_t slots_used(ws_arena *arena)
-{
-	uint32_t n = arena->header->fresh_slots;
-
-	return n < arena->slots ? n : arena->slots;
-}
 
 bool ws_dead_records(ws_arena *arena)
 {
@@ -93,7 +87,7 @@ struct held_words {
  */
 static int hold_owner_words(struct ws_crit *c, uint32_t owner, struct held_words *h)
 {
-	uint32_t n = slots_used(c->arena);
+	uint32_t n = ws_slots_used(c->arena);
 	int ret = 0;
 
 	h->count = 0;
@@ -116,7 +110,7 @@ static void drop_owner_words(struct ws_crit *c, struct held_words *h)
 
 static int abandon_owner(struct ws_crit *c, uint32_t owner)
 {
-	uint32_t n = slots_used(c->arena);
+	uint32_t n = ws_slots_used(c->arena);
 	int ret = 0;
 
 	for (uint32_t s = 0; s < n && !ret; s++)
@@ -134,7 +128,7 @@ static bool waits_as(const struct ws_record *rec, uint32_t owner)
 void ws_guard_owner(struct ws_crit *c, uint32_t owner)
 {
 	ws_arena *arena = c->arena;
-	uint32_t n = ws_records_used(arena), slots = slots_used(arena);
+	uint32_t n = ws_records_used(arena), slots = ws_slots_used(arena);
 
 	for (uint32_t r = 0; r < n; r++) {
 		struct ws_record *rec = &arena->records[r];

@@ -13,6 +13,14 @@
 
 #include "txn.h"
 
+/* Slots ever used: the ones an object may be in, or a lock word be held on. */
+static inline uint32_t ws_slots_used(const ws_arena *arena)
+{
+	uint32_t n = arena->header->fresh_slots;
+
+	return n < arena->slots ? n : arena->slots;
+}
+
 /*
  * Finds the object a handle names and its head now: 0, -EBADF (no live
  * object of that generation) or -EINVAL (not of `type`; WS_TYPE_NONE
