@@ -148,8 +148,13 @@ START_TEST(arena_holder_meets_a_dead_object_section)
 {
 	ws_arena *a;
 	int trials = 0, met = 0;
-	/* Every point natively; where everything is slower a few (each point forks a waiter and a victim). */
-	long stride = robust_scale() >= 100 ? 1 : 3 * ((100 + robust_scale() - 1) / robust_scale());
+	/*
+	 * Every point natively; where everything is slower every third (each
+	 * point forks a waiter and a victim): about 11 of the 31 to 33, enough
+	 * to land in the stretch where the event is left locked.  The first
+	 * case's stride, 75 in the guest, tried point 1 only (CI, guest-native).
+	 */
+	long stride = robust_scale() >= 100 ? 1 : 3;
 
 	sh = shared_alloc(sizeof(*sh));
 	a = named_arena(name, sizeof name, "nestobj", 64);
@@ -190,7 +195,7 @@ START_TEST(arena_holder_meets_a_dead_object_section)
 	}
 	printf("a dead section on one object met by a wait_all: %d points (every %ld), %d with the "
 	       "event left locked\n", trials, stride, met);
-	ck_assert_int_ge(met, 5 / stride > 1 ? 5 / stride : 1);
+	ck_assert_int_ge(met, 5 / stride);
 	drop_arena(a, name);
 	shared_free(sh, sizeof(*sh));
 }
