@@ -14,8 +14,10 @@
  *                  object's own lock word (an operation on that object
  *                  alone, crit.h), and while it is set only that holder
  *                  writes the object.
- *   other object fields, queues: whoever has the object LOCKED.
- *   free lists, the header: the arena lock's holder.
+ *   other object fields, queues: whoever has the object LOCKED (an
+ *                  entry: whoever has the object it is linked to).
+ *   free lists (the header's ends, each free slot's next_free), the
+ *                  header: the arena lock's holder, LOCKED or not.
  *   record.state   waiter.c, the only file that changes a wait's state:
  *                  the lock holder arms and hands off, the waiter itself
  *                  gives up (a compare-exchange, no lock).
@@ -83,7 +85,7 @@ struct ws_object {
 	uint32_t queue_head;     /* entry ids; 0 ends the queue */
 	uint32_t queue_tail;
 	uint32_t queued;         /* entries linked */
-	uint32_t next_free;      /* slot + 1 in the free FIFO */
+	uint32_t next_free;      /* slot + 1 in the free FIFO: a logged cell, not snapshotted */
 	_Atomic uint32_t lock;   /* the object's own lock word (crit.h), like the arena's */
 	uint32_t reserved[8];
 };
@@ -158,7 +160,7 @@ struct ws_log_locked {
 	uint32_t queue_head;
 	uint32_t queue_tail;
 	uint32_t queued;
-	uint32_t next_free;
+	uint32_t unused0;         /* next_free was here: the free list's links are logged cells */
 	uint32_t snapped;         /* the fields above were read with it LOCKED (txn.c) */
 };
 

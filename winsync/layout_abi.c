@@ -42,7 +42,7 @@ WS_AT(ws_log_locked, aux, 16, 4);
 WS_AT(ws_log_locked, queue_head, 20, 4);
 WS_AT(ws_log_locked, queue_tail, 24, 4);
 WS_AT(ws_log_locked, queued, 28, 4);
-WS_AT(ws_log_locked, next_free, 32, 4);
+WS_AT(ws_log_locked, unused0, 32, 4);
 WS_AT(ws_log_locked, snapped, 36, 4);
 
 WS_SIZE(ws_log_undo, 8, 4);

@@ -45,7 +45,7 @@ int ws_object_create(ws_arena *arena, enum ws_type type, uint32_t value, uint32_
 			gen = 1; /* never used: handle 0 stays invalid */
 		ws_put(&obj->aux, aux);
 		obj->queue_head = obj->queue_tail = obj->queued = 0;
-		obj->next_free = 0;
+		ws_store(&c, &obj->next_free, 0);
 		ws_head_write(obj, (uint32_t)type << WS_HEAD_TYPE_SHIFT | gen, value);
 		ws_store(&c, &arena->header->live, arena->header->live + 1);
 		ret = ws_commit(&c);

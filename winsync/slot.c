@@ -53,13 +53,14 @@ void ws_slot_free(struct ws_crit *c, uint32_t slot)
 	if (gen == 0 || gen > ws_gen_mask(arena))
 		return;
 	ws_store(c, &obj->next_free, 0);
-	if (tail && tail <= arena->slots) {
-		/* Its link written with it locked, like any field of an object (layout.h). */
-		if (ws_obj_lock(c, tail - 1) < 0)
-			return;
+	/*
+	 * The tail's link is written without locking the tail: a section on
+	 * that object alone (a stale handle about to find it closed) neither
+	 * reads nor restores it, and the arena lock's holders log it as a cell.
+	 */
+	if (tail && tail <= arena->slots)
 		ws_store(c, &arena->objects[tail - 1].next_free, slot + 1);
-	} else {
+	else
 		ws_store(c, &h->free_head, slot + 1);
-	}
 	ws_store(c, &h->free_tail, slot + 1);
 }

@@ -84,7 +84,6 @@ static void snapshot(struct ws_log_locked *e, struct ws_object *obj, uint64_t he
 	e->queue_head = obj->queue_head;
 	e->queue_tail = obj->queue_tail;
 	e->queued = obj->queued;
-	e->next_free = obj->next_free;
 }
 
 /*
@@ -501,7 +500,6 @@ static void undo(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 		obj->queue_head = e->queue_head;
 		obj->queue_tail = e->queue_tail;
 		obj->queued = e->queued;
-		obj->next_free = e->next_free;
 		atomic_store_explicit(&obj->head,
 				      e->slot == keep ? e->head | (uint64_t)WS_HEAD_LOCKED << 32
 						      : e->head,
