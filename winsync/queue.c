@@ -364,14 +364,16 @@ static int try_waiter(struct ws_crit *c, uint32_t slot, uint32_t r, uint32_t *k,
 {
 	struct ws_record *rec = &c->arena->records[r];
 	struct ws_object *obj = &c->arena->objects[slot];
+	uint32_t owner;
 
 	if (rec->wait_all && *k < rec->count) {
 		*k = 0;
 		return complete_all(c, r, slot, pulsed, done, abandoned, taken);
 	}
-	*done = ready_for(obj, ws_get(&rec->wait_owner), pulsed);
+	owner = ws_get(&rec->wait_owner);
+	*done = ready_for(obj, owner, pulsed);
 	if (*done) {
-		*abandoned = take_for(obj, ws_get(&rec->wait_owner), pulsed);
+		*abandoned = take_for(obj, owner, pulsed);
 		if (!pulsed)
 			note_taken(taken, obj, slot);
 	}

@@ -156,31 +156,24 @@ void ws_guard_owner(struct ws_crit *c, uint32_t owner)
  * wait we look at stays the one we hand: a wait on one object is armed
  * under that object's lock alone (wait.c), but before its thread arms
  * another, it unlinks this one's entries with their objects locked
- * (queue.c).  *pinned is false if `r` no longer waits as `owner`, or names
- * no object: its thread is between two waits (the one we saw is over), or
- * died arming one (the reaper ends it).
+ * (queue.c).  False if `r` no longer waits as `owner`, names no object
+ * (its thread is between two waits, the one we saw over, or died arming
+ * one: the reaper ends it), or the lock failed (c->error says why).
  */
-static int pin_wait(struct ws_crit *c, uint32_t r, uint32_t owner, bool *pinned)
+static bool pin_wait(struct ws_crit *c, uint32_t r, uint32_t owner)
 {
 	struct ws_record *rec = &c->arena->records[r];
 
-	*pinned = false;
-	/* The entry changes only when its thread arms another wait: twice is plenty. */
+	/* The entry changes only when its thread arms another wait: three tries. */
 	for (int tries = 0; tries < 3 && waits_as(rec, owner); tries++) {
 		uint32_t slot = ws_get(&rec->entries[0].object);
-		int ret;
 
-		if (slot >= c->arena->slots)
-			return 0;
-		ret = ws_obj_lock(c, slot);
-		if (ret < 0)
-			return ret;
-		if (ws_get(&rec->entries[0].object) == slot && waits_as(rec, owner)) {
-			*pinned = true;
-			return 0;
-		}
+		if (slot >= c->arena->slots || ws_obj_lock(c, slot) < 0)
+			return false;
+		if (ws_get(&rec->entries[0].object) == slot && waits_as(rec, owner))
+			return true;
 	}
-	return 0;
+	return false;
 }
 
 int ws_owner_died_locked(struct ws_crit *c, uint32_t owner)
@@ -193,16 +186,12 @@ int ws_owner_died_locked(struct ws_crit *c, uint32_t owner)
 	ret = hold_owner_words(c, owner, &held);
 	/* Its blocked waits end with -ECANCELED, one hand-off (and wake) each. */
 	for (uint32_t r = 0; r < n && !ret; r++) {
-		bool pinned;
-
 		if (!waits_as(&arena->records[r], owner))
 			continue;
 		ws_op_begin(c, WS_OP_PLAIN, 0);
-		ret = pin_wait(c, r, owner, &pinned);
-		if (ret == 0 && pinned)
+		if (pin_wait(c, r, owner))
 			ws_hand(c, r, WS_WAIT_CANCELED);
-		if (ret < 0)
-			c->error = ret;
+		/* A failed lock left c->error: the commit undoes and returns it. */
 		ret = ws_commit(c);
 		ws_op_end(c);
 		if (ret == -ESRCH)

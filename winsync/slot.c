@@ -19,7 +19,6 @@ int ws_slot_alloc(struct ws_crit *c, uint32_t *slot)
 	ws_arena *arena = c->arena;
 	struct ws_arena_header *h = arena->header;
 	uint32_t fresh = h->fresh_slots, first = h->free_head;
-	int ret;
 
 	if (fresh < arena->slots) {
 		ws_store(c, &h->fresh_slots, fresh + 1);
@@ -30,11 +29,8 @@ int ws_slot_alloc(struct ws_crit *c, uint32_t *slot)
 		return -ENOSPC;
 	if (first > arena->slots)
 		return -EUCLEAN;
+	/* Read unlocked: no section on one object reads or restores a link (layout.h). */
 	*slot = first - 1;
-	/* Locked before its link is read: a section on one object may have it LOCKED (a stale handle). */
-	ret = ws_obj_lock(c, *slot);
-	if (ret < 0)
-		return ret;
 	ws_store(c, &h->free_head, arena->objects[*slot].next_free);
 	if (!arena->objects[*slot].next_free)
 		ws_store(c, &h->free_tail, 0);
