@@ -5,7 +5,7 @@
  * one truncated under the reader (the SIGBUS guard: zeros, reported), one
  * of another layout version (-EPROTO); and 10,000 snapshots taken while
  * threads hammer the arena: no false problem, nothing they do changes, and
- * the longest operation of theirs measured with and without the snapshots.
+ * the longest operation of theirs measured against reading an idle twin.
  * Also the snapshot's cost for 1k and 64k objects.
  */
 #define _GNU_SOURCE
@@ -308,11 +308,18 @@ static int by_value(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* One stress run of RUN_MS; with snapshots, `want` of them meanwhile (it lasts until then). */
-static void stress_run(bool snapshots, long want, long *taken, long *worst_op_ns, long *median_snap_ns,
+/*
+ * One stress run of RUN_MS and `want` snapshots meanwhile (it lasts until
+ * then): of the workers' arena, or of an idle twin with the same objects.
+ * The twin is the control: the reader costs the workers the same CPU time
+ * in both runs, so what differs is only what the snapshots do to the
+ * arena they read.
+ */
+static void stress_run(bool of_workers, long want, long *taken, long *worst_op_ns, long *median_snap_ns,
 		       long *worst_snap_ns)
 {
 	struct stress st = { .a = test_arena_cap(64) };
+	ws_arena *twin = test_arena_cap(64), *read = of_workers ? st.a : twin;
 	long *times = calloc((size_t)want + 1, sizeof(long)), n = 0, retries = 0, gave_up = 0;
 	pthread_t t[WORKERS];
 
@@ -320,21 +327,24 @@ static void stress_run(bool snapshots, long want, long *taken, long *worst_op_ns
 	st.items = mk_sem(st.a, 0, 1000000);
 	st.lock = mk_mutex(st.a, 0, 0);
 	st.ev = mk_event(st.a, false, false);
+	mk_sem(twin, 0, 1000000);
+	mk_mutex(twin, 0, 0);
+	mk_event(twin, false, false);
 	for (int i = 0; i < WORKERS; i++)
 		t[i] = spawn(worker, &st);
 	struct timespec start = ts_now(CLOCK_MONOTONIC);
 
 	while (ts_diff_ms(ts_now(CLOCK_MONOTONIC), start) < RUN_MS ||
-	       (snapshots && n < want && ts_diff_ms(ts_now(CLOCK_MONOTONIC), start) < 20 * RUN_MS)) {
+	       (n < want && ts_diff_ms(ts_now(CLOCK_MONOTONIC), start) < 20 * RUN_MS)) {
 		struct ws_snapshot *s;
 		struct timespec t0;
 
-		if (!snapshots || n >= want) {
+		if (n >= want) {
 			sleep_ms(1);
 			continue;
 		}
 		t0 = ts_now(CLOCK_MONOTONIC);
-		CK_OK(ws_arena_snapshot(st.a, 0, &s));
+		CK_OK(ws_arena_snapshot(read, 0, &s));
 		times[n++] = ns_since(t0);
 		ck_assert_msg(s->problems == 0, "a race reported as corruption: %s", s->report);
 		walk(s);
@@ -355,31 +365,33 @@ static void stress_run(bool snapshots, long want, long *taken, long *worst_op_ns
 	*worst_op_ns = atomic_load(&st.worst_ns);
 	*median_snap_ns = n ? times[n / 2] : 0;
 	*worst_snap_ns = n ? times[n - 1] : 0;
-	if (snapshots)
-		printf("  %ld snapshots: %ld reads repeated, %ld given up\n", n, retries, gave_up);
+	printf("  %ld snapshots of the %s: %ld reads repeated, %ld given up\n", n,
+	       of_workers ? "workers' arena" : "idle twin", retries, gave_up);
 	free(times);
+	ws_arena_close(twin);
 	ws_arena_close(st.a);
 }
 
 START_TEST(snapshots_during_stress)
 {
 	long want = scaled(10000, 500), taken = 0, total = 0;
-	long without[3], with[3], median = 0, worst_snap = 0, dummy;
+	long twin[3], with[3], median = 0, worst_snap = 0, dummy;
 
 	/* Alternate, three runs each: the machine's own noise shows in both columns. */
 	for (int r = 0; r < 3; r++) {
-		stress_run(false, 0, &dummy, &without[r], &dummy, &dummy);
-		stress_run(true, (want - total) / (3 - r), &taken, &with[r], &median, &worst_snap);
+		long share = (want - total) / (3 - r);
+
+		stress_run(false, share, &dummy, &twin[r], &dummy, &dummy);
+		stress_run(true, share, &taken, &with[r], &median, &worst_snap);
 		total += taken;
 	}
-	qsort(without, 3, sizeof(long), by_value);
+	qsort(twin, 3, sizeof(long), by_value);
 	qsort(with, 3, sizeof(long), by_value);
 	printf("snapshots during stress: %ld taken (last run: median %.1f us, slowest %.1f us); a "
-	       "worker's longest operation, median of 3 runs: %.2f ms without them, %.2f ms with "
-	       "them (runs: %.2f %.2f %.2f / %.2f %.2f %.2f ms)\n",
-	       total, median / 1e3, worst_snap / 1e3, without[1] / 1e6, with[1] / 1e6,
-	       without[0] / 1e6, without[1] / 1e6, without[2] / 1e6, with[0] / 1e6, with[1] / 1e6,
-	       with[2] / 1e6);
+	       "worker's longest operation, median of 3 runs: %.2f ms while the twin is read, "
+	       "%.2f ms while their arena is (runs: %.2f %.2f %.2f / %.2f %.2f %.2f ms)\n",
+	       total, median / 1e3, worst_snap / 1e3, twin[1] / 1e6, with[1] / 1e6, twin[0] / 1e6,
+	       twin[1] / 1e6, twin[2] / 1e6, with[0] / 1e6, with[1] / 1e6, with[2] / 1e6);
 	/*
 	 * Enough snapshots raced the workers.  Not all `want`: each run stops at
 	 * 20 * RUN_MS, and under TSan on a loaded 2-CPU machine a snapshot takes
@@ -387,13 +399,16 @@ START_TEST(snapshots_during_stress)
 	 */
 	ck_assert_int_ge(total, want / 2);
 	/*
-	 * A snapshot takes no lock and writes nothing: it can slow the workers
-	 * only by competing for the CPUs (3 workers and the reader on 2 here).
-	 * Bound it loosely, for a shared machine: the median run within 4x of
-	 * the median without, or under 5 ms.
+	 * A snapshot takes no lock and writes nothing, so reading the workers'
+	 * arena stalls them no more than reading the twin does (both cost them
+	 * the reader's CPU time; 3 workers and the reader on 2 CPUs here).  The
+	 * control matters: CI (ASan, tests in parallel, 2026-12-05) measured
+	 * 8.2 ms with no reader against 58.9 ms with one.  Bound it loosely, for
+	 * a shared machine: the median run within 4x of the twin's, or under 5 ms.
 	 */
-	ck_assert_msg(with[1] <= 4 * without[1] || with[1] < 5000000,
-		      "workers stalled %ld ns with snapshots, %ld ns without", with[1], without[1]);
+	ck_assert_msg(with[1] <= 4 * twin[1] || with[1] < 5000000,
+		      "workers stalled %ld ns while their arena was read, %ld ns while the twin was",
+		      with[1], twin[1]);
 }
 END_TEST
 
