@@ -21,6 +21,7 @@ struct ws_arena {
 	uint32_t capacity;
 	uint32_t slots;
 	uint32_t index_bits;
+	uint32_t index_mask;      /* (1 << index_bits) - 1: a handle's slot, in one AND */
 	uint32_t records_count;
 	uint32_t flags;           /* WS_ARENA_NONBLOCK */
 	bool shared;
@@ -42,7 +43,7 @@ static inline uint32_t ws_gen_mask(const ws_arena *arena)
 
 static inline uint32_t ws_handle_slot(const ws_arena *arena, ws_handle handle)
 {
-	return handle & ((1u << arena->index_bits) - 1);
+	return handle & arena->index_mask;
 }
 
 static inline uint32_t ws_handle_gen(const ws_arena *arena, ws_handle handle)

@@ -79,6 +79,7 @@ int ws_layout_attach(void *base, size_t size, bool shared, ws_arena **out)
 	arena->capacity = h->capacity;
 	arena->slots = l.slots;
 	arena->index_bits = l.index_bits;
+	arena->index_mask = (1u << l.index_bits) - 1;
 	arena->records_count = WS_MAX_THREADS;
 	arena->shared = shared;
 	arena->serial = atomic_fetch_add(&serials, 1) + 1;
