@@ -54,6 +54,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,19 @@ static uint64_t scaled(double base)
 	return n < 1.0 ? 1 : (uint64_t)llround(n);
 }
 
-static bool run_once(struct row *r, uint64_t n, double *ns_per_op)
+/* The process's CPU time, user + system, every thread. */
+static uint64_t process_cpu_ns(void)
+{
+	struct rusage u;
+
+	if (getrusage(RUSAGE_SELF, &u))
+		return 0;
+	return (uint64_t)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000000u +
+	       (uint64_t)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1000u;
+}
+
+/* One run of n ops; *ns_per_op (and *cpu_per_op unless NULL) measured unless ns_per_op is NULL. */
+static bool run_once(struct row *r, uint64_t n, double *ns_per_op, double *cpu_per_op)
 {
 	unsigned wd = (unsigned)(WATCHDOG_S * (opt.scale > 1.0 ? opt.scale : 1.0));
 	static char label[128];
@@ -152,9 +165,12 @@ static bool run_once(struct row *r, uint64_t n, double *ns_per_op)
 	snprintf(label, sizeof(label), "%s %s", r->who, r->what);
 	current_row = label;
 	counted = ns_per_op && ws_lock_stats_read(&before) == 0;
+	uint64_t cpu0 = process_cpu_ns();
 	alarm(wd ? wd : 1);
 	ok = r->run(n, &ns);
 	alarm(0);
+	if (cpu_per_op)
+		*cpu_per_op = (double)(process_cpu_ns() - cpu0) / (double)n;
 	if (counted && ws_lock_stats_read(&after) == 0) {
 		r->lock_takes += after.acquisitions - before.acquisitions;
 		r->lock_held += after.found_held - before.found_held;
@@ -172,7 +188,7 @@ static void measure_group(struct group *gr)
 
 		r->iters = scaled(r->base_iters);
 		/* warm-up: caches, page faults, thread start-up; not counted */
-		if (!run_once(r, r->iters / 10 ? r->iters / 10 : 1, NULL))
+		if (!run_once(r, r->iters / 10 ? r->iters / 10 : 1, NULL, NULL))
 			r->failed = true;
 	}
 	for (int run = 0; run < opt.runs; run++)
@@ -181,14 +197,19 @@ static void measure_group(struct group *gr)
 
 			if (r->failed)
 				continue;
-			if (run_once(r, r->iters, &r->ns_per_op[r->done]))
+			if (run_once(r, r->iters, &r->ns_per_op[r->done],
+				     gr->cpu_time ? &r->cpu_ns_per_op[r->done] : NULL))
 				r->done++;
 			else
 				r->failed = true;
 		}
 	for (size_t i = 0; i < gr->nrows; i++)
-		if (!gr->rows[i].failed)
+		if (!gr->rows[i].failed) {
 			bench_stats(gr->rows[i].ns_per_op, (size_t)gr->rows[i].done, &gr->rows[i].st);
+			if (gr->cpu_time)
+				bench_stats(gr->rows[i].cpu_ns_per_op, (size_t)gr->rows[i].done,
+					    &gr->rows[i].cpu);
+		}
 }
 
 static void print_rule(void)
@@ -219,6 +240,15 @@ static void print_group(const struct group *gr)
 			snprintf(ratio, sizeof(ratio), "%.2fx", subject->st.median / r->st.median);
 		printf("    %-*s %10" PRIu64 " %9.1f %9.1f %9.1f %9s/s %8s\n", LABEL_W - 2, label,
 		       r->iters, r->st.median, r->st.min, r->st.max, rate, ratio);
+		if (gr->cpu_time) {
+			char cpu_ratio[48] = "";
+
+			if (i > 0 && !subject->failed)
+				snprintf(cpu_ratio, sizeof(cpu_ratio), ", winsync's over this: %.2fx",
+					 subject->cpu.median / r->cpu.median);
+			printf("      CPU time per op (every thread): median %.1f (min %.1f, max %.1f)%s\n",
+			       r->cpu.median, r->cpu.min, r->cpu.max, cpu_ratio);
+		}
 		if (r->lock_takes)
 			printf("      lock: %.2f acquisitions per op, %.1f %% of them found it held\n",
 			       (double)r->lock_takes / (double)r->lock_ops,
@@ -252,6 +282,11 @@ static void json_group(int number, const struct group *gr)
 			json_num("ops_per_s", 1e9 / r->st.median);
 			if (i > 0 && !subject->failed)
 				json_num("ws_over_ref", subject->st.median / r->st.median);
+			if (gr->cpu_time) {
+				json_num("cpu_median", r->cpu.median);
+				if (i > 0 && !subject->failed)
+					json_num("cpu_ws_over_ref", subject->cpu.median / r->cpu.median);
+			}
 		}
 		json_row_end();
 	}

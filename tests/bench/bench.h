@@ -50,6 +50,9 @@ struct row {
 	struct bench_stats st;
 	/* With WINSYNC_LOCK_STATS=1: the measured runs' lock acquisitions, found held, ops. */
 	uint64_t lock_takes, lock_held, lock_ops;
+	/* Groups with cpu_time: the process's CPU time (user + system, every thread) per op. */
+	double cpu_ns_per_op[MAX_RUNS];
+	struct bench_stats cpu;
 };
 
 struct group {
@@ -61,6 +64,7 @@ struct group {
 	int (*setup)(void);      /* creates the group's objects; 0 or -1 (reported) */
 	void (*teardown)(void);  /* closes them; failures counted */
 	void (*footer)(void);    /* a line after the table, or NULL */
+	bool cpu_time;           /* also the CPU time per op of all threads (getrusage) */
 };
 
 extern struct group group_uncontended, group_pingpong, group_waitany, group_herd;

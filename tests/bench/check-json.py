@@ -75,6 +75,14 @@ for g, n in want.items():
         else:
             check(math.isclose(r["ws_over_ref"], timed[0]["median"] / r["median"], rel_tol=1e-9),
                   f"{name}: ws_over_ref {r.get('ws_over_ref')}")
+# (2): the CPU time per round trip of every thread beside the wall time, and its ratio.
+pp = [r for r in by_group.get(2, []) if r.get("unit") == "ns/op"]
+for i, r in enumerate(pp):
+    check(r.get("cpu_median", 0) > 0, f"group 2 {r['who']}: cpu_median {r.get('cpu_median')}")
+    if i > 0 and pp[0].get("cpu_median"):
+        check(math.isclose(r["cpu_ws_over_ref"], pp[0]["cpu_median"] / r["cpu_median"], rel_tol=1e-9),
+              f"group 2 {r['who']}: cpu_ws_over_ref {r.get('cpu_ws_over_ref')}")
+check(all("cpu_median" not in r for r in by_group.get(1, [])), "group 1: no cpu_median")
 herd = [r for r in by_group.get(4, []) if r.get("unit") == "wake-ups/release"]
 check([r["who"] for r in herd] == ["winsync", "futex"], "group 4: wake-ups rows")
 check(all(r["value"] >= 0 and r["waiters"] == 32 for r in herd), "group 4: wake-ups values")

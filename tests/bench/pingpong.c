@@ -276,7 +276,7 @@ static struct row rows[] = {
 
 struct group group_pingpong = {
 	.title = "(2) ping-pong between two threads", .op = "1 op = 1 round trip",
-	.rows = rows, .nrows = 3, .setup = setup, .teardown = teardown,
+	.rows = rows, .nrows = 3, .setup = setup, .teardown = teardown, .cpu_time = true,
 	.noisy_hint = "the threads sometimes shared one CPU (a cheap switch), sometimes ran on two\n"
 		      "      (a cross-CPU wake-up, slow on virtual CPUs); compare --pin and taskset -c 0",
 };
