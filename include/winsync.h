@@ -113,6 +113,17 @@ WS_API int  ws_arena_unlink(const char *name);
  * otherwise stall it).  The flags belong to this process's arena pointer.
  */
 #define WS_ARENA_NONBLOCK 0x1u
+/*
+ * WS_ARENA_SPIN: a wait about to sleep first polls for a hand-off for a
+ * few microseconds, a budget each thread adapts to what its polls caught
+ * and bounds by what its own wake-ups cost; never on a thread allowed one
+ * CPU only.  A hand-off caught that way saves the waiter a wake-up across
+ * CPUs, at the price of CPU time while it polls (winsync-bench group 2
+ * shows both, with and without).  Off by default; WINSYNC_SPIN=1 in the
+ * environment sets it on every arena pointer the process opens (Wine's
+ * too).
+ */
+#define WS_ARENA_SPIN 0x2u
 WS_API int ws_arena_set_flags(ws_arena *arena, uint32_t flags);
 
 /* Semaphores: a wait that acquires one takes one unit. */

@@ -86,7 +86,7 @@ int ws_arena_unlink(const char *name)
 
 int ws_arena_set_flags(ws_arena *arena, uint32_t flags)
 {
-	if (!arena || (flags & ~WS_ARENA_NONBLOCK))
+	if (!arena || (flags & ~(WS_ARENA_NONBLOCK | WS_ARENA_SPIN)))
 		return -EINVAL;
 	arena->flags = flags;
 	return 0;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/os.h"
+
 #define PAGE_SIZE 4096u
 #define MIN_SLOTS 32u
 #define NAME_MAX_LENGTH 64
@@ -57,6 +59,7 @@ int ws_layout_attach(void *base, size_t size, bool shared, ws_arena **out)
 	static _Atomic uint64_t serials;
 	struct ws_arena_header *h = base;
 	struct ws_layout l;
+	const char *spin;
 	ws_arena *arena;
 
 	if (size < sizeof(*h) || h->magic != WS_ARENA_MAGIC || h->version != WS_ARENA_VERSION)
@@ -83,6 +86,10 @@ int ws_layout_attach(void *base, size_t size, bool shared, ws_arena **out)
 	arena->records_count = WS_MAX_THREADS;
 	arena->shared = shared;
 	arena->serial = atomic_fetch_add(&serials, 1) + 1;
+	/* WINSYNC_SPIN=1: every arena pointer of the process starts with WS_ARENA_SPIN. */
+	spin = ws_os_getenv("WINSYNC_SPIN");
+	if (spin && !strcmp(spin, "1"))
+		arena->flags = WS_ARENA_SPIN;
 	*out = arena;
 	return 0;
 }

@@ -16,6 +16,9 @@ enum ws_stat {
 	WS_STAT_LOCKED_CALLS,
 	WS_STAT_RECOVERIES,
 	WS_STAT_REAPED,
+	/* Not in the public struct ws_stats (its size is ABI): for tests and tools inside. */
+	WS_STAT_SPIN_CAUGHT,  /* WS_ARENA_SPIN polls that saw the hand-off arrive */
+	WS_STAT_SPIN_MISSED,  /* and those that gave up and slept */
 	WS_STAT_COUNT
 };
 

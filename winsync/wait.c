@@ -35,6 +35,7 @@
 #include "recover.h"
 #include "call.h"
 #include "slot.h"
+#include "spin.h"
 #include "type.h"
 #include "waiter.h"
 
@@ -591,7 +592,11 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		 uint32_t self, struct watch *w, uint32_t *index)
 {
 	bool try_only = arena->flags & WS_ARENA_NONBLOCK, reaped = false;
+	bool spin = arena->flags & WS_ARENA_SPIN;
 
+	/* Caught by polling: the loop's first look returns what was handed. */
+	if (spin)
+		ws_spin_for_hand_off(arena, rec, &plan->deadline);
 	for (;;) {
 		uint32_t state = ws_wait_state(rec);
 		struct ws_deadline until;
@@ -619,9 +624,13 @@ static int block(ws_arena *arena, const struct wait_plan *plan, struct ws_record
 		slice = w->dead ? REAP_RETRY_NS : w->unwatched ? UNWATCHED_POLL_NS : BACKSTOP_NS;
 		until = ws_deadline_bound(&plan->deadline, slice);
 		WS_FAULT();
+		int64_t slept = spin ? (int64_t)ws_clock_ns(WS_CLOCK_MONOTONIC) : 0;
 		ret = ws_futex_wait(w->words, w->count, &until);
 		WS_FAULT();
 		state = ws_wait_state(rec);
+		if (spin)
+			ws_spin_slept((int64_t)ws_clock_ns(WS_CLOCK_MONOTONIC) - slept,
+				      state != WS_WAIT_PENDING);
 		if (state != WS_WAIT_PENDING) {
 			/* The kernel's wake for a giver that died after our hand-off: its
 			 * operation may owe others too, so finish it (one load if not). */

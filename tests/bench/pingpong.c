@@ -243,6 +243,23 @@ static bool run_pingpong(const struct pp_ops *ops, uint64_t n, uint64_t *ns)
 
 static bool run_ws_pingpong(uint64_t n, uint64_t *ns) { return run_pingpong(&ws_pp, n, ns); }
 static bool run_futex_pingpong(uint64_t n, uint64_t *ns) { return run_pingpong(&futex_pp, n, ns); }
+
+/* The same with WS_ARENA_SPIN on the arena pointer both threads use. */
+static bool run_ws_spin_pingpong(uint64_t n, uint64_t *ns)
+{
+	bool ok;
+
+	if (ws_arena_set_flags(ctx.arena, WS_ARENA_SPIN)) {
+		failf("%s: ws_arena_set_flags(WS_ARENA_SPIN) failed", current_row);
+		return false;
+	}
+	ok = run_pingpong(&ws_pp, n, ns);
+	if (ws_arena_set_flags(ctx.arena, 0)) {
+		failf("%s: ws_arena_set_flags(0) failed", current_row);
+		ok = false;
+	}
+	return ok;
+}
 static bool run_efd_pingpong(uint64_t n, uint64_t *ns) { return run_pingpong(&efd_pp, n, ns); }
 
 static int setup(void)
@@ -268,15 +285,29 @@ static void teardown(void)
 			close(efd[k]);
 }
 
+static struct row rows[];
+
+/* Spinning against the floor: its wall and CPU time over raw futex's. */
+static void footer(void)
+{
+	const struct row *spin = &rows[1], *futex = &rows[2];
+
+	if (!spin->failed && !futex->failed)
+		printf("    WS_ARENA_SPIN over futex: %.2fx the time, %.2fx the CPU time\n",
+		       spin->st.median / futex->st.median, spin->cpu.median / futex->cpu.median);
+}
+
 static struct row rows[] = {
 	{ .who = "winsync", .what = "2 auto-reset events, set + wait_any", .base_iters = 1e4, .run = run_ws_pingpong },
+	{ .who = "winsync", .what = "the same, WS_ARENA_SPIN", .base_iters = 1e4, .run = run_ws_spin_pingpong },
 	{ .who = "futex", .what = "2 words, FUTEX_WAKE + FUTEX_WAIT", .base_iters = 1e4, .run = run_futex_pingpong },
 	{ .who = "eventfd", .what = "2 eventfds, write + poll + read (esync)", .base_iters = 1e4, .run = run_efd_pingpong },
 };
 
 struct group group_pingpong = {
 	.title = "(2) ping-pong between two threads", .op = "1 op = 1 round trip",
-	.rows = rows, .nrows = 3, .setup = setup, .teardown = teardown, .cpu_time = true,
+	.rows = rows, .nrows = 4, .setup = setup, .teardown = teardown, .cpu_time = true,
+	.footer = footer,
 	.noisy_hint = "the threads sometimes shared one CPU (a cheap switch), sometimes ran on two\n"
 		      "      (a cross-CPU wake-up, slow on virtual CPUs); compare --pin and taskset -c 0",
 };

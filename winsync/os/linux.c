@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -23,8 +25,23 @@
 void *_Atomic ws_i386_vsyscall;
 #endif
 
+/* CPUs the first thread to use winsync could run on (ws_os_cpus_allowed). */
+static _Atomic int start_cpus;
+
+static int thread_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return CPU_COUNT(&set);
+}
+
 int ws_os_init(void)
 {
+	int none = 0;
+
+	atomic_compare_exchange_strong(&start_cpus, &none, thread_cpus());
 #if defined(__i386__)
 	/* The vDSO's sysenter entry: int 0x80 costs microseconds on some kernels (arch/i386). */
 	__atomic_store_n(&ws_i386_vsyscall, (void *)getauxval(AT_SYSINFO), __ATOMIC_RELAXED);
@@ -228,6 +245,13 @@ int ws_os_peek(const void *addr, void *out, size_t n)
 	struct iovec local = { out, n }, remote = { (void *)addr, n };
 
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+int ws_os_cpus_allowed(void)
+{
+	int now = thread_cpus(), start = atomic_load(&start_cpus);
+
+	return now > start ? now : start;
 }
 
 int ws_os_clock_now(int clock, struct timespec *now)

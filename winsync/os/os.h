@@ -57,6 +57,14 @@ void *ws_os_robust_head(void);
  */
 int ws_os_peek(const void *addr, void *out, size_t n);
 
+/*
+ * How many CPUs this thread may run on, or its process could when winsync
+ * started, whichever is more (1 if neither can be read): a thread pinned to
+ * one CPU may still be signaled from another, a process started on one
+ * (taskset -c 0) may not.
+ */
+int ws_os_cpus_allowed(void);
+
 /* Now on WS_CLOCK_REALTIME or WS_CLOCK_MONOTONIC (clock.c reads the clocks through it). */
 int ws_os_clock_now(int clock, struct timespec *now);
 const char *ws_os_getenv(const char *name);
@@ -76,6 +84,13 @@ struct ws_thread {
 	uint32_t cache_next;
 	uint32_t robust_tid;             /* the thread robust_head was looked up for */
 	void *robust_head;
+	struct ws_spin_state {           /* spin.c */
+		uint32_t budget_ns;      /* how long the next wait polls; 0: none for now */
+		uint32_t wake_ns;        /* what a sleep ended by a hand-off costs, at least */
+		uint32_t skipped;        /* waits that slept without polling since budget_ns fell to 0 */
+		uint32_t cpus_age;       /* waits since cpus_many was read */
+		bool cpus_many;          /* this thread may run on more than one CPU */
+	} spin;
 };
 
 /* This thread's state, or NULL if it cannot be had (out of memory). */

@@ -244,6 +244,18 @@ int ws_os_peek(const void *addr, void *out, size_t n)
 	return ret == (long long)n ? 0 : -EFAULT;
 }
 
+int ws_os_cpus_allowed(void)
+{
+	DWORD_PTR process, system;
+	int n = 0;
+
+	if (!GetProcessAffinityMask(GetCurrentProcess(), &process, &system))
+		return 1;
+	for (; process; process &= process - 1)
+		n++;
+	return n ? n : 1;
+}
+
 int ws_os_clock_now(int clock, struct timespec *now)
 {
 	struct {
