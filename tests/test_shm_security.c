@@ -248,16 +248,19 @@ START_TEST(truncated_arena_does_not_crash)
 }
 END_TEST
 
-/* ws_arena_set_flags knows one flag. */
+/* ws_arena_set_flags knows two flags. */
 START_TEST(set_flags_rejects_unknown_flags)
 {
 	ws_arena *a = test_arena();
 
 	CK_RC(ws_arena_set_flags(NULL, 0), -EINVAL);
-	CK_RC(ws_arena_set_flags(a, 2), -EINVAL);
+	CK_RC(ws_arena_set_flags(a, 4), -EINVAL);
 	CK_RC(ws_arena_set_flags(a, WS_ARENA_NONBLOCK | 0x80000000u), -EINVAL);
+	CK_RC(ws_arena_set_flags(a, WS_ARENA_SPIN | 4), -EINVAL);
 	CK_RC(ws_arena_set_flags(a, ~0u), -EINVAL);
 	CK_OK(ws_arena_set_flags(a, WS_ARENA_NONBLOCK));
+	CK_OK(ws_arena_set_flags(a, WS_ARENA_SPIN));
+	CK_OK(ws_arena_set_flags(a, WS_ARENA_NONBLOCK | WS_ARENA_SPIN));
 	CK_OK(ws_arena_set_flags(a, 0));
 	ws_arena_close(a);
 }

@@ -429,10 +429,11 @@ static void op_arena_bad(struct rt_ctx *c)
 		break;
 	default:
 		op = rt_begin(c, C_ARENA_SET_FLAGS);
-		op->a[0] = rt_pct(&c->rng, 50) ? WS_ARENA_NONBLOCK : 2u << rt_below(&c->rng, 30);
+		/* Past WS_ARENA_NONBLOCK and WS_ARENA_SPIN: unknown. */
+		op->a[0] = rt_pct(&c->rng, 50) ? WS_ARENA_NONBLOCK : 4u << rt_below(&c->rng, 29);
 		op->a[5] = 1;
 		rc = ws_arena_set_flags(rt_pct(&c->rng, 50) || !c->nb ? NULL : c->nb,
-					op->a[0] == WS_ARENA_NONBLOCK ? 2 : op->a[0]);
+					op->a[0] == WS_ARENA_NONBLOCK ? 4 : op->a[0]);
 		rt_end(c, op, rc);
 		rt_expect(c, op, rc, B(RC_EINVAL), "NULL arena or unknown flags");
 		break;
