@@ -346,7 +346,6 @@ static inline __attribute__((always_inline)) int try_single(ws_arena *arena,
 	const ws_handle handle = wait->objects[0];
 
 	for (int tries = 0; tries < WS_FAST_TRIES; tries++) {
-		struct ws_object *obj;
 		uint32_t slot;
 		uint64_t head;
 		int ret;
@@ -358,18 +357,9 @@ static inline __attribute__((always_inline)) int try_single(ws_arena *arena,
 			return TRY_MANY;
 		if ((ws_head_tag(head) & WS_HEAD_LOCKED) || !ws_valued_head_ready(head, wait->owner))
 			return TRY_LOCKED;
-		obj = &arena->objects[slot];
-		if (ws_head_type(head) == WS_TYPE_EVENT && ws_get(&obj->aux)) {
-			/* A manual event is not taken: an acquire load orders what follows the wait. */
-			if (atomic_load_explicit(&obj->head, memory_order_acquire) != head)
-				continue;
-		} else if (!atomic_compare_exchange_strong_explicit(&obj->head, &head,
-								    ws_head_taken(head, wait->owner),
-								    memory_order_acquire,
-								    memory_order_relaxed)) {
-			continue;
-		}
-		WS_FAULT();
+		/* Not a mutex: its branch, and the call in it, compile away. */
+		if (take_uncontended(arena, slot, head, wait->owner))
+			continue; /* lost a race */
 		*index = 0;
 		return 0;
 	}

@@ -165,7 +165,7 @@ static bool run_once(struct row *r, uint64_t n, double *ns_per_op, double *cpu_p
 	snprintf(label, sizeof(label), "%s %s", r->who, r->what);
 	current_row = label;
 	counted = ns_per_op && ws_lock_stats_read(&before) == 0;
-	uint64_t cpu0 = process_cpu_ns();
+	uint64_t cpu0 = cpu_per_op ? process_cpu_ns() : 0;
 	alarm(wd ? wd : 1);
 	ok = r->run(n, &ns);
 	alarm(0);
