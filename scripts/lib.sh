@@ -205,9 +205,50 @@ ws_install() {
 	fi
 	echo "winsync: installing ${want[*]}"
 	# Another apt run (a parallel job) holds the lock for a while: wait for it.
-	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 update -qq
+	# A mirror caught mid-sync fails one index ("File has unexpected size"):
+	# try again, then go on with the lists there are and let install judge.
+	local try updated=false
+	for try in 1 2 3; do
+		if ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 \
+			update -qq; then
+			updated=true
+			break
+		fi
+		echo "winsync: apt-get update failed (try $try of 3)" >&2
+		[[ $try == 3 ]] || sleep $((try * 20))
+	done
 	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 \
-		install -y -qq --no-install-recommends "${want[@]}"
+		install -y -qq --no-install-recommends "${want[@]}" && return 0
+	$updated && return 1
+	# Seen: the security archive's i386 index stale on the mirror.  An :i386
+	# library must then match its amd64 twin's version, which the amd64
+	# security index raises beyond anything i386 has: the packages are not
+	# installable together.  Once more without the security archive, for
+	# this one transaction (the machine's sources are left as they are).
+	echo "winsync: installing again without the security archive's index" >&2
+	local parts
+	parts=$(mktemp -d /tmp/winsync-apt.XXXXXX)
+	ws_apt_sources_without_security "$parts"
+	local rc=0
+	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 \
+		-o Dir::Etc::SourceList="$parts/sources.list" -o Dir::Etc::SourceParts="$parts" \
+		install -y -qq --no-install-recommends "${want[@]}" || rc=$?
+	rm -rf "$parts"
+	return $rc
+}
+
+# Copies apt's sources into $1, leaving out the security archive: the
+# one-line entries and the deb822 paragraphs whose URIs name it.
+ws_apt_sources_without_security() {
+	local dir=$1 f
+	grep -v 'security' /etc/apt/sources.list >"$dir/sources.list" 2>/dev/null || :
+	for f in /etc/apt/sources.list.d/*.list; do
+		[[ -e "$f" ]] && grep -v 'security' "$f" >"$dir/${f##*/}"
+	done
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -e "$f" ]] && awk -v RS= -v ORS='\n\n' '!/security/' "$f" >"$dir/${f##*/}"
+	done
+	return 0
 }
 
 # Kernel and Wine trees are patched with git am, under the build's own identity.

@@ -138,7 +138,7 @@ int main(int argc, char **argv)
 	rt_shm->keep_going = keep_going;
 	rt_shm->pool_count = mode->pool_events + mode->pool_sems + mode->pool_mutexes;
 	rt_shm->parent_pid = (int32_t)getpid();
-	snprintf(rt_shm->arena_name, sizeof rt_shm->arena_name, "wsrand-%d", (int)getpid());
+	rt_name_run(0);
 	snprintf(rt_shm->command, sizeof rt_shm->command,
 		 "%s --mode %s --seed %llu --seconds %g%s", self, mode->name,
 		 (unsigned long long)seed, seconds, keep_going ? " --keep-going" : "");

@@ -311,7 +311,9 @@ static void op_arena_life(struct rt_ctx *c)
 	uint32_t cap = rt_pct(&c->rng, 50) ? 1 : rt_range(&c->rng, 2, 200);
 	int rc;
 
-	snprintf(name, sizeof name, "wsrand-%d-%u-%u", (int)getpid(), c->me->serial,
+	/* Under the run's prefix, so that the end of the run removes it even
+	 * when this actor is killed before it unlinks it. */
+	snprintf(name, sizeof name, "%.40s-%u-%u", rt_shm->arena_name, c->me->serial,
 		 rt_u32(&c->rng) & 0xffff);
 	op = rt_begin(c, C_ARENA_CREATE);
 	op->a[0] = cap;

@@ -11,6 +11,7 @@
  */
 #include "rt.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -689,6 +690,45 @@ static bool wind_down(struct coord *k, pthread_t *threads, int nthreads, pthread
 	return true;
 }
 
+/*
+ * The run's arena name.  A process id alone is not enough: a run that was
+ * killed (or failed and kept its arena) leaves the name behind, and a later
+ * process with the same id, in a container where ids are small and reused,
+ * would find it taken.  The clock's nanoseconds tell runs apart.
+ */
+void rt_name_run(unsigned attempt)
+{
+	snprintf(rt_shm->arena_name, sizeof rt_shm->arena_name, "wsrand-%d-%x-%u", (int)getpid(),
+		 (unsigned)rt_now_ns(), attempt);
+}
+
+/*
+ * Removes the run's arena and every named arena its actors made under its
+ * prefix (misc.c): an actor killed between create and unlink leaves one.
+ * Linux keeps a named arena as /dev/shm/winsync-NAME (os/linux.c).
+ */
+static void unlink_run_arenas(void)
+{
+	size_t n = strlen(rt_shm->arena_name);
+	struct dirent *e;
+	DIR *d;
+
+	ws_arena_unlink(rt_shm->arena_name);
+	d = opendir("/dev/shm");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		const char *name = e->d_name;
+
+		if (strncmp(name, "winsync-", 8))
+			continue;
+		name += 8;
+		if (!strncmp(name, rt_shm->arena_name, n) && name[n] == '-')
+			ws_arena_unlink(name);
+	}
+	closedir(d);
+}
+
 int rt_run(const char *self)
 {
 	const struct rt_mode *m;
@@ -703,13 +743,19 @@ int rt_run(const char *self)
 		return 2;
 	m = &rt_shm->mode;
 	rc = ws_arena_create(rt_shm->arena_name, m->capacity, &proc_arena);
+	for (unsigned attempt = 1; rc == -EEXIST && attempt < 4; attempt++) {
+		rt_name_run(attempt);
+		rc = ws_arena_create(rt_shm->arena_name, m->capacity, &proc_arena);
+	}
 	if (rc == -ENOSYS) {
 		printf("SKIP: the futex backend forced by WINSYNC_BACKEND is missing\n");
+		free(k);
 		return 77;
 	}
 	if (rc) {
 		fprintf(stderr, "winsync-random: ws_arena_create(%s): %s\n", rt_shm->arena_name,
 			rt_errname(rc));
+		free(k);
 		return 2;
 	}
 	rt_suspend_setup();
@@ -717,7 +763,8 @@ int rt_run(const char *self)
 	coord_slot = rt_actor_alloc();
 	if (rt_actor_setup(&k->c, coord_slot, proc_arena, false) ||
 	    rt_pool_create(&k->c, m->pool_events, m->pool_sems, m->pool_mutexes, &k->c.rng)) {
-		ws_arena_unlink(rt_shm->arena_name);
+		unlink_run_arenas();
+		free(k);
 		return 2;
 	}
 	/* Mid-run the coordinator never waits for anyone's critical section. */
@@ -725,14 +772,16 @@ int rt_run(const char *self)
 	rc = ws_arena_open(rt_shm->arena_name, &nb);
 	rt_end(&k->c, op, rc);
 	if (rc || ws_arena_set_flags(nb, WS_ARENA_NONBLOCK)) {
-		ws_arena_unlink(rt_shm->arena_name);
+		unlink_run_arenas();
+		free(k);
 		return 2;
 	}
 	k->c.arena = k->c.cur = k->c.nb = nb;
 	k->c.force_nb = true;
 	rt_rng_init(&k->rng, rt_shm->seed, 0);
 	if (pthread_create(&service, NULL, service_main, k)) {
-		ws_arena_unlink(rt_shm->arena_name);
+		unlink_run_arenas();
+		free(k);
 		return 2;
 	}
 	for (uint32_t i = 0; i < m->children && i < MAX_CHILDREN; i++)
@@ -745,6 +794,8 @@ int rt_run(const char *self)
 		m->parent_actors, m->children, m->child_actors, m->capacity, ws_futex_backend());
 	coordinate(k, rt_shm->start_ns + (uint64_t)(rt_shm->seconds * 1e9));
 	if (!wind_down(k, threads, nthreads, service)) {
+		/* Kept, for winsync-stat's wait chains; the name is the run's own. */
+		fprintf(stderr, "winsync-random: the arena %s is kept\n", rt_shm->arena_name);
 		rt_print_summary(stdout);
 		fflush(NULL);
 		_exit(1);
@@ -767,7 +818,7 @@ int rt_run(const char *self)
 	rt_end(&k->c, op, 0);
 	rt_fold_actor(k->c.me);
 	ws_arena_close(proc_arena);
-	ws_arena_unlink(rt_shm->arena_name);
+	unlink_run_arenas();
 	rt_print_summary(stdout);
 	free(k);
 	return atomic_load(&rt_shm->violations) ? 1 : 0;

@@ -324,5 +324,6 @@ int rt_actor_alloc(void);
 int rt_actor_setup(struct rt_ctx *c, int slot, ws_arena *arena, bool parent);
 int rt_child_main(int argc, char **argv);
 int rt_run(const char *self);
+void rt_name_run(unsigned attempt);
 
 #endif
