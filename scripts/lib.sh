@@ -62,6 +62,13 @@ ws_kernel_runs_i386() {
 	[[ $_ws_kernel_runs_i386 == yes ]]
 }
 
+# Has the running kernel futex_waitv (Linux 5.16)?  An empty call answers
+# EINVAL where it has, ENOSYS where it has not (perl: always on Debian).
+ws_kernel_has_futex_waitv() {
+	[[ $(uname -m) == x86_64 ]] || return 1
+	[[ $(perl -e 'syscall(449, 0, 0, 0, 0, 0); print $! + 0') == 22 ]]
+}
+
 # Debian's wine wrapper, and wineboot & co. through it (wineapploader calls
 # wine-stable), start the 32-bit loader whenever wine32 is installed: where
 # the kernel runs no i386 program (or with --always: a prefix without the
@@ -223,32 +230,27 @@ ws_install() {
 	# Seen: the security archive's i386 index stale on the mirror.  An :i386
 	# library must then match its amd64 twin's version, which the amd64
 	# security index raises beyond anything i386 has: the packages are not
-	# installable together.  Once more without the security archive, for
-	# this one transaction (the machine's sources are left as they are).
-	echo "winsync: installing again without the security archive's index" >&2
-	local parts
-	parts=$(mktemp -d /tmp/winsync-apt.XXXXXX)
-	ws_apt_sources_without_security "$parts"
-	local rc=0
-	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 \
-		-o Dir::Etc::SourceList="$parts/sources.list" -o Dir::Etc::SourceParts="$parts" \
-		install -y -qq --no-install-recommends "${want[@]}" || rc=$?
-	rm -rf "$parts"
-	return $rc
-}
+	# installable together.  Once more with the security archive pinned
+	# below the main one, for this one transaction (the machine's apt
+	# configuration is left as it is), except for linux-source-6.1, whose
+	# newest version is the one kernel/patches/ applies to.
+	echo "winsync: installing again with the security archive pinned low" >&2
+	local prefs rc=0
+	prefs=$(mktemp -d /tmp/winsync-apt.XXXXXX)
+	cat >"$prefs/winsync.pref" <<-EOF
+		Package: *
+		Pin: release l=Debian-Security
+		Pin-Priority: 100
 
-# Copies apt's sources into $1, leaving out the security archive: the
-# one-line entries and the deb822 paragraphs whose URIs name it.
-ws_apt_sources_without_security() {
-	local dir=$1 f
-	grep -v 'security' /etc/apt/sources.list >"$dir/sources.list" 2>/dev/null || :
-	for f in /etc/apt/sources.list.d/*.list; do
-		[[ -e "$f" ]] && grep -v 'security' "$f" >"$dir/${f##*/}"
-	done
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[[ -e "$f" ]] && awk -v RS= -v ORS='\n\n' '!/security/' "$f" >"$dir/${f##*/}"
-	done
-	return 0
+		Package: linux-source-6.1
+		Pin: release l=Debian-Security
+		Pin-Priority: 500
+	EOF
+	ws_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 \
+		-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts="$prefs" \
+		install -y -qq --no-install-recommends "${want[@]}" || rc=$?
+	rm -rf "$prefs"
+	return $rc
 }
 
 # Kernel and Wine trees are patched with git am, under the build's own identity.

@@ -10,8 +10,10 @@
 #
 # --long adds the long run of the random tester (tests/random/long-run.sh)
 # on the default build and on the ASan+UBSan build, WINSYNC_RANDOM_MINUTES
-# (default 15) each, and the 32-bit suite in the QEMU guest on both futex
-# backends (about 7 minutes each under TCG), and where the host's kernel
+# (default 15) each, the native suite in the QEMU guest on both futex
+# backends (without it: op 31 only, and futex_waitv only where the host
+# lacks it), the 32-bit suite there on both (without it: futex_waitv
+# only; about 6 minutes a backend under TCG), and where the host's kernel
 # runs no i386 program, Wine's 32-bit tests in the guest (guest-wine32);
 # CI does not pass it.
 # --debug-kernel adds the bounded run on the debug kernel (CTest label
@@ -53,7 +55,12 @@ step "default build"
 # With --long on a host whose kernel runs no i386 program, Wine's 32-bit
 # tests run in the QEMU guest (guest-wine32; the host skips them).
 if $long && ! ws_kernel_runs_i386; then guest_wine32=ON; else guest_wine32=OFF; fi
-cmake --preset default -DWINSYNC_GUEST_DEBUG_TESTS=OFF -DWINSYNC_GUEST_WINE32=$guest_wine32
+# The native suite in the guest (6 minutes a backend): on op 31, which only
+# the patched kernel has; on futex_waitv too where the host has none, or
+# with --long (the host's own run covers it otherwise).
+if $long || ! ws_kernel_has_futex_waitv; then guest_backends="waitv;multiple"; else guest_backends=multiple; fi
+cmake --preset default -DWINSYNC_GUEST_DEBUG_TESTS=OFF -DWINSYNC_GUEST_WINE32=$guest_wine32 \
+  "-DWINSYNC_GUEST_BACKENDS=$guest_backends"
 cmake --build --preset default -j "$jobs"
 # Built here, not only in CTest's wine-build, so that its progress shows.
 step "Wine with the winsync backend (wine/build.sh, cached)"
@@ -81,8 +88,11 @@ step "native32 build: the native suite as 32-bit programs"
 # With --long, also in the guest (label guest too; image/CMakeLists.txt);
 # only there where this kernel cannot execute i386 programs (the host's
 # runs are skips then: cmake/i386-run.sh).
+# There, on futex_waitv only without --long: op 31's 32-bit entry is the
+# 32-bit futex selftests' (guest-selftests-32, default build).
 if $long || ! ws_kernel_runs_i386; then guest32=ON; else guest32=OFF; fi
-cmake --preset native32 -DWINSYNC_GUEST_TESTS=$guest32
+if $long; then guest_backends="waitv;multiple"; else guest_backends=waitv; fi
+cmake --preset native32 -DWINSYNC_GUEST_TESTS=$guest32 "-DWINSYNC_GUEST_BACKENDS=$guest_backends"
 cmake --build --preset native32 -j "$jobs"
 ctest --preset native32
 # The figures of docs/figures.md come from this table.
