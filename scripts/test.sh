@@ -13,7 +13,8 @@
 # (default 15) each, the native suite in the QEMU guest on both futex
 # backends (without it: op 31 only, and futex_waitv only where the host
 # lacks it), the 32-bit suite there on both (without it: futex_waitv
-# only; about 6 minutes a backend under TCG), and where the host's kernel
+# only; about 6 minutes a backend under TCG), the robustness suites under
+# TSan at 25% of the host's work (10% without), and where the host's kernel
 # runs no i386 program, Wine's 32-bit tests in the guest (guest-wine32);
 # CI does not pass it.
 # --debug-kernel adds the bounded run on the debug kernel (CTest label
@@ -81,7 +82,12 @@ for preset in asan tsan; do
   cmake --preset "$preset"
   cmake --build --preset "$preset" -j "$jobs"
   step "$preset tests"
-  ctest --preset "$preset"
+  # --long: TSan's robustness suites at 25% of the host's work, not 10%.
+  if $long && [ "$preset" = tsan ]; then
+    WINSYNC_ROBUST_SCALE=25 ctest --preset "$preset"
+  else
+    ctest --preset "$preset"
+  fi
   [ "$preset" != asan ] || long_random asan
 done
 step "native32 build: the native suite as 32-bit programs"
