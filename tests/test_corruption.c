@@ -590,6 +590,82 @@ START_TEST(forged_index_is_not_returned)
 }
 END_TEST
 
+/* A live thread that has registered in the arena and holds nothing. */
+struct idler {
+	ws_arena *a;
+	_Atomic pid_t tid;
+	_Atomic int stop;
+};
+
+static void *idler_main(void *arg)
+{
+	struct idler *i = arg;
+
+	CK_OK(ws_arena_check(i->a, NULL, 0));
+	atomic_store(&i->tid, (pid_t)syscall(SYS_gettid));
+	while (!atomic_load(&i->stop))
+		sleep_ms(1);
+	return NULL;
+}
+
+/*
+ * Every object's lock word scribbled with the name of a live thread that
+ * holds nothing: each is taken over at the second look, which needs no
+ * sleep (lock.c's holder_gone).  It took two 100 ms sleeps a word, 12.8 s
+ * here, and the random scribbler's parallel runs a stuck ws_arena_check.
+ */
+START_TEST(stale_object_words_cost_no_sleep)
+{
+	enum { OBJECTS = 64 };
+	ws_arena *a = test_arena_cap(OBJECTS);
+	struct idler idler = { .a = a };
+	ws_handle h[OBJECTS];
+	uint32_t r, n, ref;
+	pthread_t t;
+	long t0, took;
+
+	for (int k = 0; k < OBJECTS; k++)
+		h[k] = mk_event(a, false, false);
+	ck_assert_int_eq(pthread_create(&t, NULL, idler_main, &idler), 0);
+	while (!atomic_load(&idler.tid))
+		sleep_ms(1);
+	n = a->header->fresh_records;
+	for (r = 0; r < n && a->records[r].tid != (uint32_t)atomic_load(&idler.tid); r++)
+		;
+	ck_assert_uint_lt(r, n);
+	ck_assert_msg(!(atomic_load(&a->records[r].holding) & 1), "the idler holds a word");
+	ref = (atomic_load(&a->records[r].generation) & WS_REF_GEN_MASK) << WS_REF_INDEX_BITS |
+	      (r + 1);
+	for (int k = 0; k < OBJECTS; k++)
+		atomic_store(&a->objects[k].lock, ref);
+	t0 = now_ms();
+	CK_OK(ws_arena_check(a, NULL, 0));
+	took = now_ms() - t0;
+	ck_assert_msg(took < 3000, "ws_arena_check took %ld ms over %d stale words", took, OBJECTS);
+	for (int k = 0; k < OBJECTS; k++) {
+		ck_assert_uint_eq(atomic_load(&a->objects[k].lock), 0);
+		atomic_store(&a->objects[k].lock, ref | WS_LOCK_CONTENDED);
+	}
+	/* The same words met by the objects' own operations, sleepers' flag set. */
+	t0 = now_ms();
+	for (int k = 0; k < OBJECTS; k++)
+		ck_assert_int_ge(ws_event_set(a, h[k], NULL), 0);
+	took = now_ms() - t0;
+	ck_assert_msg(took < 3000, "%d sets took %ld ms over stale words", OBJECTS, took);
+	CK_OK(ws_arena_check(a, NULL, 0));
+	for (int k = 0; k < OBJECTS; k++) {
+		uint32_t index = 99;
+
+		CK_OK(ws_wait_any(a, &(struct ws_wait){ .objects = &h[k], .count = 1, .owner = 0x77 },
+				   &index));
+		ck_assert_uint_eq(index, 0);
+	}
+	atomic_store(&idler.stop, 1);
+	pthread_join(t, NULL);
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("corruption");
@@ -598,6 +674,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 280);
 	tcase_add_test(tc, scribbled_arena);
 	tcase_add_test(tc, forged_index_is_not_returned);
+	tcase_add_test(tc, stale_object_words_cost_no_sleep);
 	suite_add_tcase(s, tc);
 	return s;
 }

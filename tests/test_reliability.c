@@ -408,9 +408,12 @@ START_TEST(nonblocking_adoption_is_undone)
 	for (uint32_t r = 0; r < a->records_count; r++)
 		if ((int)r != mine && (int)r != dead)
 			atomic_store(&a->records[r].alive, (uint32_t)self);
-	/* The lock held by a live thread (our record's name), the new thread non-blocking. */
+	/* The lock held by a live thread (our record's name, its counter odd as
+	 * a holder's: with it even the word is stale and taken over), the new
+	 * thread non-blocking. */
 	ref = (atomic_load(&a->records[mine].generation) & WS_REF_GEN_MASK) << WS_REF_INDEX_BITS |
 	      (uint32_t)(mine + 1);
+	atomic_fetch_add(&a->records[mine].holding, 1);
 	atomic_store(&a->header->lock, ref);
 	CK_OK(ws_arena_set_flags(a, WS_ARENA_NONBLOCK));
 	t = spawn(latecomer_main, &l);
@@ -421,6 +424,7 @@ START_TEST(nonblocking_adoption_is_undone)
 		      "the dead record is %#x after a call that failed with -EAGAIN",
 		      atomic_load(&a->records[dead].alive));
 	atomic_store(&a->header->lock, 0);
+	atomic_fetch_add(&a->records[mine].holding, 1);
 	CK_OK(ws_arena_set_flags(a, 0));
 	/* The new thread lives on: the dead owner's mutex is abandoned all the same. */
 	CK_RC(wait_any_ms(a, &m, 1, 0x98, 0, 2000, &idx), -EOWNERDEAD);

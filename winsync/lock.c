@@ -42,7 +42,11 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 	 * it held the word at neither look nor in between.  The same look
 	 * twice without the counter could be two holds of one thread that
 	 * released and took the word again in between (the same word): taken
-	 * over, that live holder's word would be given to another.
+	 * over, that live holder's word would be given to another.  Nothing
+	 * in this depends on the time between the looks, so the second comes
+	 * at once (`fresh`): a scribbled word costs no sleep, and a busy live
+	 * thread named by one has little time to move its counter.  Sleepers'
+	 * flag apart: it says who sleeps, not who holds.
 	 */
 	if (watch->object) {
 		struct ws_record *rec = &arena->records[ws_ref_index(arena, ref)];
@@ -57,12 +61,23 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 		watch->suspect = false;
 		return false;
 	}
-	if (watch->suspect && watch->word == seen && watch->holding == holding)
+	if (watch->suspect && !((watch->word ^ seen) & ~WS_LOCK_CONTENDED) &&
+	    watch->holding == holding)
 		return true;
 	watch->suspect = true;
+	watch->fresh = true;
 	watch->word = seen;
 	watch->holding = holding;
 	return false;
+}
+
+/* A suspicion that began at the last look is looked at again at once. */
+static bool look_again(struct ws_holder_watch *watch)
+{
+	bool fresh = watch->suspect && watch->fresh;
+
+	watch->fresh = false;
+	return fresh;
 }
 
 bool ws_lock_holder_dead(ws_arena *arena, _Atomic uint32_t *word)
@@ -105,7 +120,7 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 		struct ws_holder_watch watch, uint32_t *taken_from)
 {
 	_Atomic uint32_t *holding = &arena->records[self].holding;
-	bool takeover = !watch.object;
+	bool takeover = !watch.object, relooked = false;
 	uint32_t seen = 0;
 
 	*taken_from = 0;
@@ -149,6 +164,11 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 			}
 			continue;
 		}
+		/* Once between sleeps: a busy holder's counter may move at every look. */
+		if (!relooked && look_again(&watch)) {
+			relooked = true;
+			continue;
+		}
 		if (!block) {
 			atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 			return -EAGAIN;
@@ -162,6 +182,7 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 			seen |= WS_LOCK_CONTENDED;
 		}
 		sleep_on_holder(arena, word, seen);
+		relooked = false;
 	}
 }
 
@@ -202,6 +223,12 @@ bool ws_lock_wait_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
 {
 	if (holder_gone(arena, seen, watch))
 		return true;
+	if (look_again(watch)) {
+		if (atomic_load_explicit(word, memory_order_acquire) != seen)
+			return false;
+		if (holder_gone(arena, seen, watch))
+			return true;
+	}
 	for (int i = 0; i < LOCK_SPINS; i++) {
 		ws_os_relax();
 		if (atomic_load_explicit(word, memory_order_relaxed) != seen)

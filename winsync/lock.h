@@ -53,8 +53,10 @@ struct ws_holder_watch {
 	uint32_t word;     /* the lock word when the suspicion started */
 	uint32_t holding;  /* the holder's counter then */
 	bool suspect;
+	bool fresh;        /* the suspicion began at the last look: look again now */
 };
-#define WS_HOLDER_WATCH(slot_plus_one) ((struct ws_holder_watch){ (slot_plus_one), 0, 0, false })
+#define WS_HOLDER_WATCH(slot_plus_one) \
+	((struct ws_holder_watch){ (slot_plus_one), 0, 0, false, false })
 bool ws_lock_wait_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
 			 struct ws_holder_watch *watch);
 void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self);
