@@ -9,8 +9,9 @@
  * FUTEX_WAITERS set in it, so the kernel's robust-list walk wakes it the
  * moment the holder dies; it looks again every 100 ms in any case.  A
  * record's `holding` counter is odd while it takes or holds a lock: a lock
- * word naming a live record whose counter stays even and unchanged for
- * 100 ms names nobody (a stale or corrupted word) and is taken over too.
+ * word naming a live record whose counter is even and unchanged at two
+ * looks, one right after the other, names nobody (a stale or corrupted
+ * word) and is taken over too (an object's word: lock.c).
  *
  * This file knows lock words and records, nothing above them.
  */
