@@ -14,7 +14,8 @@
 # backends (without it: op 31 only, and futex_waitv only where the host
 # lacks it), the 32-bit suite there on both (without it: futex_waitv
 # only; about 6 minutes a backend under TCG), the robustness suites under
-# TSan at 25% of the host's work (10% without), and where the host's kernel
+# TSan at 25% of the host's work (10% without), Wine's units of the set
+# long (wine/units.txt: ws2_32 sock, 10 minutes), and where the host's kernel
 # runs no i386 program, Wine's 32-bit tests in the guest (guest-wine32);
 # CI does not pass it.
 # --debug-kernel adds the bounded run on the debug kernel (CTest label
@@ -60,8 +61,10 @@ if $long && ! ws_kernel_runs_i386; then guest_wine32=ON; else guest_wine32=OFF; 
 # the patched kernel has; on futex_waitv too where the host has none, or
 # with --long (the host's own run covers it otherwise).
 if $long || ! ws_kernel_has_futex_waitv; then guest_backends="waitv;multiple"; else guest_backends=multiple; fi
+# Wine's units of the set long (wine/units.txt): with --long only.
+if $long; then wine_long=ON; else wine_long=OFF; fi
 cmake --preset default -DWINSYNC_GUEST_DEBUG_TESTS=OFF -DWINSYNC_GUEST_WINE32=$guest_wine32 \
-  "-DWINSYNC_GUEST_BACKENDS=$guest_backends"
+  "-DWINSYNC_GUEST_BACKENDS=$guest_backends" -DWINSYNC_WINE_LONG=$wine_long
 cmake --build --preset default -j "$jobs"
 # Built here, not only in CTest's wine-build, so that its progress shows.
 step "Wine with the winsync backend (wine/build.sh, cached)"

@@ -7,7 +7,7 @@
 #                       [--runs N] [--timeout S] [MODULE...]
 #     --arch i386   the units' 32-bit programs (the tree's wow32/tests: kernel32
 #                   and ntdll, the default MODULEs then), as 32-bit processes
-#     --sets LIST   comma-separated sets of units.txt (default exact,ci,full)
+#     --sets LIST   comma-separated sets of units.txt (default exact,ci,long,full)
 #     --timeout S   per run of a unit (default: wine/compare-tests.sh's)
 #     --runs N      runs per mode for every unit (default: units.txt's column)
 #     --out DIR     where the outputs go (default: a temporary directory)
@@ -21,7 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 pass=()
 out=""
-sets=exact,ci,full
+sets=exact,ci,long,full
 runs=""
 arch=x86_64
 while [[ $# -gt 0 ]]; do
