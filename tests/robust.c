@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 static int read_small_file(const char *path, char *buf, size_t size)
@@ -301,4 +302,31 @@ bool thread_asleep(pid_t pid, pid_t tid, long ms)
 
 	snprintf(dir, sizeof dir, "/proc/%d/task/%d", (int)pid, (int)tid);
 	return dir_asleep(dir, ms, false);
+}
+
+static void *bystander_main(void *arg)
+{
+	struct bystander *b = arg;
+
+	CK_OK(ws_arena_check(b->a, NULL, 0));
+	atomic_store(&b->tid, (pid_t)syscall(SYS_gettid));
+	while (!atomic_load(&b->quit))
+		sleep_ms(5);
+	return NULL;
+}
+
+void bystander_start(struct bystander *b, ws_arena *a)
+{
+	b->a = a;
+	atomic_store(&b->tid, 0);
+	atomic_store(&b->quit, 0);
+	ck_assert_int_eq(pthread_create(&b->thread, NULL, bystander_main, b), 0);
+	while (!atomic_load(&b->tid))
+		sleep_ms(1);
+}
+
+void bystander_stop(struct bystander *b)
+{
+	atomic_store(&b->quit, 1);
+	pthread_join(b->thread, NULL);
 }

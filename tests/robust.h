@@ -80,6 +80,20 @@ bool thread_asleep(pid_t pid, pid_t tid, long ms);
 /* One look: 1 asleep in a futex wait, 0 not, -1 gone. */
 int thread_asleep_now(pid_t pid, pid_t tid);
 
+/*
+ * A bystander: a live thread that entered the arena once (ws_arena_check),
+ * holds nothing and idles until stopped.  bystander_start returns once its
+ * tid is known.
+ */
+struct bystander {
+	ws_arena *a;
+	_Atomic pid_t tid;
+	_Atomic int quit;
+	pthread_t thread;
+};
+void bystander_start(struct bystander *b, ws_arena *a);
+void bystander_stop(struct bystander *b);
+
 /* A string for a child's wait status. */
 const char *status_str(int status, char *buf, size_t size);
 

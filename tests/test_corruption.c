@@ -590,24 +590,6 @@ START_TEST(forged_index_is_not_returned)
 }
 END_TEST
 
-/* A live thread that has registered in the arena and holds nothing. */
-struct idler {
-	ws_arena *a;
-	_Atomic pid_t tid;
-	_Atomic int stop;
-};
-
-static void *idler_main(void *arg)
-{
-	struct idler *i = arg;
-
-	CK_OK(ws_arena_check(i->a, NULL, 0));
-	atomic_store(&i->tid, (pid_t)syscall(SYS_gettid));
-	while (!atomic_load(&i->stop))
-		sleep_ms(1);
-	return NULL;
-}
-
 /*
  * Every object's lock word scribbled with the name of a live thread that
  * holds nothing: each is taken over at the second look, which needs no
@@ -618,17 +600,14 @@ START_TEST(stale_object_words_cost_no_sleep)
 {
 	enum { OBJECTS = 64 };
 	ws_arena *a = test_arena_cap(OBJECTS);
-	struct idler idler = { .a = a };
+	struct bystander idler;
 	ws_handle h[OBJECTS];
 	uint32_t r, n, ref;
-	pthread_t t;
 	long t0, took, check_ms;
 
 	for (int k = 0; k < OBJECTS; k++)
 		h[k] = mk_event(a, false, false);
-	ck_assert_int_eq(pthread_create(&t, NULL, idler_main, &idler), 0);
-	while (!atomic_load(&idler.tid))
-		sleep_ms(1);
+	bystander_start(&idler, a);
 	n = a->header->fresh_records;
 	for (r = 0; r < n && a->records[r].tid != (uint32_t)atomic_load(&idler.tid); r++)
 		;
@@ -663,8 +642,7 @@ START_TEST(stale_object_words_cost_no_sleep)
 				   &index));
 		ck_assert_uint_eq(index, 0);
 	}
-	atomic_store(&idler.stop, 1);
-	pthread_join(t, NULL);
+	bystander_stop(&idler);
 	ws_arena_close(a);
 }
 END_TEST

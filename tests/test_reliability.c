@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "robust.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,24 +29,6 @@
 #define ABANDON_MS 500
 
 /* ---- finding 4 -------------------------------------------------------- */
-
-struct bystander {
-	ws_arena *a;
-	_Atomic pid_t tid;
-	_Atomic int quit;
-};
-
-/* A live thread that entered the arena once (ws_arena_check) and idles. */
-static void *bystander_main(void *arg)
-{
-	struct bystander *b = arg;
-
-	CK_OK(ws_arena_check(b->a, NULL, 0));
-	atomic_store(&b->tid, (pid_t)syscall(SYS_gettid));
-	while (!atomic_load(&b->quit))
-		sleep_ms(5);
-	return NULL;
-}
 
 struct holder {
 	ws_arena *a;
@@ -97,18 +80,15 @@ static void abandoned_after_holder_ends(struct holder *h)
 START_TEST(owner_id_equal_to_a_live_tid)
 {
 	ws_arena *a = test_arena();
-	struct bystander b = { .a = a };
+	struct bystander b;
 	struct holder h = { .a = a };
-	pthread_t bt = spawn(bystander_main, &b);
 
-	while (!atomic_load(&b.tid))
-		sleep_ms(1);
+	bystander_start(&b, a);
 	h.mutex = mk_mutex(a, 0, 0);
 	/* The id the holder acquires with happens to be the bystander's tid. */
 	h.owner = (uint32_t)atomic_load(&b.tid);
 	abandoned_after_holder_ends(&h);
-	atomic_store(&b.quit, 1);
-	join(bt);
+	bystander_stop(&b);
 	CK_OK(ws_arena_check(a, NULL, 0));
 	ws_arena_close(a);
 }
