@@ -186,6 +186,16 @@ long ts_diff_ms(struct timespec later, struct timespec earlier)
 		      (later.tv_nsec - earlier.tv_nsec) / 1000000LL);
 }
 
+uint32_t owner_of_tid(pid_t tid)
+{
+	return SELF_OWNER_BASE | (uint32_t)tid;
+}
+
+uint32_t self_owner(void)
+{
+	return owner_of_tid((pid_t)syscall(SYS_gettid));
+}
+
 void sleep_ms(long ms)
 {
 	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };

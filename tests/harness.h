@@ -49,6 +49,17 @@ int ts_cmp(struct timespec a, struct timespec b);  /* <0, 0, >0 */
 long ts_diff_ms(struct timespec later, struct timespec earlier);
 void sleep_ms(long ms);
 
+/*
+ * The owner id of a thread that acquires for itself: its thread id moved
+ * above every thread id (at most 2^22), so that it never equals an owner id
+ * a test invents (0x151, 78): after a pid wrap, or early in a guest, a
+ * thread id may be any of those, and would then hold, or abandon by its
+ * death, the mutexes of that invented owner.
+ */
+#define SELF_OWNER_BASE 0x40000000u
+uint32_t self_owner(void);
+uint32_t owner_of_tid(pid_t tid);
+
 /* Deadlines for waits that must succeed / must time out. */
 #define LONG_MS  20000L  /* a wait that should be woken: generous (TCG) */
 #define SHORT_MS 150L    /* a wait that should time out */

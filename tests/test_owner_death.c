@@ -49,7 +49,7 @@ struct holder {
 static void *holder_thread(void *arg)
 {
 	struct holder *h = arg;
-	uint32_t me = (uint32_t)gettid(), idx;
+	uint32_t me = self_owner(), idx;
 
 	CK_OK(wait_any_ms(h->a, &h->m[0], 1, me, 0, LONG_MS, &idx));
 	CK_OK(wait_any_ms(h->a, &h->m[0], 1, me, 0, LONG_MS, &idx));

@@ -280,7 +280,7 @@ static long ns_since(struct timespec t0)
 static void *worker(void *arg)
 {
 	struct stress *st = arg;
-	uint32_t me = (uint32_t)gettid(), idx;
+	uint32_t me = self_owner(), idx;
 	ws_handle both[2] = { st->items, st->lock };
 
 	while (!atomic_load(&st->stop)) {

@@ -156,10 +156,11 @@ void print_tally(const char *what)
 	printf("%s: %ld kills (%ld at fault points, %ld at random times), %ld hangs "
 	       "(%ld stranded waiters: %ld claimed but not woken, %ld owed by an unfinished "
 	       "operation), %ld lost signals, %ld broken invariants, %d distinct fault points, "
-	       "%ld trials (%ld re-run with a longer grace)\n",
+	       "%ld trials (%ld re-run with a longer grace, %ld whose operation ended before "
+	       "its point)\n",
 	       what, tl.kills, tl.point_kills, tl.external_kills, tl.hangs,
 	       tl.stranded_claimed + tl.stranded_owed, tl.stranded_claimed, tl.stranded_owed, tl.lost,
-	       tl.broken, tl.nsites, tl.trials, tl.reruns);
+	       tl.broken, tl.nsites, tl.trials, tl.reruns, tl.unreached);
 	for (int i = 0; i < tl.nfirst; i++)
 		printf("  %s\n", tl.first[i]);
 	fflush(stdout);

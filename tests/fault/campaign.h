@@ -27,7 +27,7 @@ struct report {
 };
 
 struct tally {
-	long kills, point_kills, external_kills, trials, reruns;
+	long kills, point_kills, external_kills, trials, reruns, unreached;
 	long hangs, lost, broken;
 	long stranded_claimed, stranded_owed;
 	uintptr_t sites[MAX_SITES];

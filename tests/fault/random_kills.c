@@ -27,7 +27,7 @@ enum { EA0, EA1, EM, S0, S1, M0, M1, NOBJ };
 struct rshared {
 	char name[80];
 	ws_handle h[NOBJ];
-	uint32_t dead[512];        /* owner ids of dead victims (their thread ids) */
+	uint32_t dead[512];        /* owner ids of dead victims (owner_of_tid) */
 	_Atomic uint32_t ndead;
 	struct report rep[VICTIMS];
 	char complaint[VICTIMS][400];
@@ -70,7 +70,7 @@ static int random_victim(void *arg)
 	int v = (int)(intptr_t)arg;
 	ws_arena *a = NULL;
 	struct rng r;
-	uint32_t me = (uint32_t)syscall(SYS_gettid), held[NOBJ] = { 0 };
+	uint32_t me = self_owner(), held[NOBJ] = { 0 };
 	ws_handle temp[8];
 	int ntemp = 0;
 	bool all;
@@ -385,7 +385,7 @@ static void random_round(ws_arena *a, struct rng *r, struct rtally *rt)
 				 status_str(status, sbuf, sizeof sbuf), rs->complaint[v]);
 		}
 		if (rs->ndead < 512)
-			rs->dead[rs->ndead++] = (uint32_t)pid[v];
+			rs->dead[rs->ndead++] = owner_of_tid(pid[v]);
 	}
 	atomic_store(&stop, 1);
 	for (int i = 0; i < SURVIVORS; i++) {

@@ -130,7 +130,7 @@ static void mutex_objects(struct trial *t)
 
 static int unlock_victim(ws_arena *a, const ws_handle *h, long k)
 {
-	uint32_t me = (uint32_t)syscall(SYS_gettid), idx;
+	uint32_t me = self_owner(), idx;
 	struct timespec dl = deadline_ms(LONG_MS);
 	struct ws_wait w = { .objects = h, .count = 1, .owner = me, .deadline = &dl };
 
@@ -298,7 +298,7 @@ static void no_objects(struct trial *t)
 
 static int create_victim(ws_arena *a, const ws_handle *h, long k)
 {
-	uint32_t me = (uint32_t)syscall(SYS_gettid);
+	uint32_t me = self_owner();
 	ws_handle x[3];
 	int rc;
 
@@ -340,13 +340,27 @@ static void enqueue_objects(struct trial *t)
 
 static int enqueue_victim(ws_arena *a, const ws_handle *h, long k)
 {
-	uint32_t me = (uint32_t)syscall(SYS_gettid), idx;
+	uint32_t me = self_owner(), idx;
 	struct timespec dl;
 	struct ws_wait w = { .objects = h, .count = 3, .owner = me, .deadline = &dl };
 
 	victim_ready_go();
 	victim_arm(k);
-	dl = deadline_ms(30);
+	/* Long enough to queue and sleep on a slow guest too (else it is the poll below). */
+	dl = deadline_ms(30 * slow_factor());
+	return ws_wait_any(a, &w, &idx);
+}
+
+/* The same wait with a deadline already passed (a poll): it unlinks, fails, commits. */
+static int poll_victim(ws_arena *a, const ws_handle *h, long k)
+{
+	uint32_t me = self_owner(), idx;
+	struct timespec dl;
+	struct ws_wait w = { .objects = h, .count = 3, .owner = me, .deadline = &dl };
+
+	victim_ready_go();
+	victim_arm(k);
+	dl = deadline_past();
 	return ws_wait_any(a, &w, &idx);
 }
 
@@ -390,7 +404,7 @@ static int dead_waiter_main(void *arg)
 {
 	struct trial *t = arg;
 	ws_arena *a = NULL;
-	uint32_t me = (uint32_t)syscall(SYS_gettid), idx;
+	uint32_t me = self_owner(), idx;
 	struct ws_wait w = { .objects = &t->h[1], .count = 1, .owner = me };
 
 	CHILD_CHECK(ws_arena_open(t->name, &a) == 0, 30);
@@ -475,24 +489,26 @@ static void owner_judge(struct trial *t)
 
 const struct scenario fault_scenarios[] = {
 	{ "event set, 2 waiters", set_auto_objects, set_auto_victim, two_waiters_on_h0,
-	  set_auto_judge, 80 },
+	  set_auto_judge, 80, 0 },
 	{ "semaphore release 2, wait_any + wait_all", release2_objects, release2_victim,
-	  release2_waiters, release2_judge, 80 },
+	  release2_waiters, release2_judge, 80, 0 },
 	{ "mutex unlock to a waiter", mutex_objects, unlock_victim, mutex_waiter, unlock_judge,
-	  250 },
+	  250, 0 },
 	{ "pulse manual event, 2 waiters", manual_objects, pulse_victim, two_waiters_on_h0,
-	  pulse_manual_judge, 80 },
+	  pulse_manual_judge, 80, 0 },
 	{ "pulse auto event, 2 waiters", set_auto_objects, pulse_victim, two_waiters_on_h0,
-	  pulse_auto_judge, 80 },
+	  pulse_auto_judge, 80, 0 },
 	{ "release completing a wait_all", wait_all_objects, release1_victim, wait_all_waiter,
-	  wait_all_judge, 80 },
-	{ "close with a waiter", set_auto_objects, close_victim, close_waiter, close_judge, 0 },
-	{ "create and close", no_objects, create_victim, no_waiters, create_judge, 0 },
+	  wait_all_judge, 80, 0 },
+	{ "close with a waiter", set_auto_objects, close_victim, close_waiter, close_judge, 0, 0 },
+	{ "create and close", no_objects, create_victim, no_waiters, create_judge, 0, 0 },
 	{ "wait: queue, sleep, time out", enqueue_objects, enqueue_victim, no_waiters,
-	  enqueue_judge, 0 },
+	  enqueue_judge, 0, -ETIMEDOUT },
+	{ "wait: deadline passed, poll", enqueue_objects, poll_victim, no_waiters, enqueue_judge,
+	  0, -ETIMEDOUT },
 	{ "set passing a dead waiter, reap", reap_objects, set_auto_victim, one_waiter_on_h0,
-	  reap_judge, 80 },
-	{ "ws_owner_died", owner_objects, owner_died_victim, owner_waiters, owner_judge, 80 },
+	  reap_judge, 80, 0 },
+	{ "ws_owner_died", owner_objects, owner_died_victim, owner_waiters, owner_judge, 80, 0 },
 };
 
 const int fault_scenario_count = (int)(sizeof fault_scenarios / sizeof fault_scenarios[0]);

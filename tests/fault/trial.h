@@ -28,6 +28,7 @@ struct scenario {
 	/* Coordinator, after the death and the generic checks. */
 	void (*judge)(struct trial *t);
 	long t1_ms;           /* grace for waiters to wake by themselves after the death */
+	int op_rc;            /* what the operation returns when nothing kills it */
 };
 
 struct trial {
@@ -52,6 +53,7 @@ struct trial {
 	char why[320];
 	uintptr_t site;
 	bool op_returned;
+	bool unreached;       /* the operation ended before point k: a shorter path this time */
 };
 
 void fail_note(struct trial *t, int *counter, const char *fmt, ...)
