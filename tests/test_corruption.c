@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 
 #include "../winsync/arena.h"
+#include "whitebox.h"
 
 #define NH 8
 #define THREADS 2
@@ -548,7 +549,8 @@ static void forged_result(bool all, uint32_t forged_index)
 	ws_arena *a = named_arena(name, sizeof name, "forged", 32);
 	ws_handle objs[2] = { mk_event(a, false, false), mk_sem(a, 0, 1) };
 	struct waiter w;
-	uint32_t r, n;
+	uint32_t r;
+	int rec_index;
 	char *raw;
 	int fd;
 
@@ -556,10 +558,9 @@ static void forged_result(bool all, uint32_t forged_index)
 	waiter_start(&w);
 	waiter_asleep(&w);
 	CK_OK(ws_arena_check(a, NULL, 0)); /* orders our reads after the waiter's writes */
-	n = a->header->fresh_records;
-	for (r = 0; r < n && a->records[r].tid != (uint32_t)atomic_load(&w.tid); r++)
-		;
-	ck_assert_uint_lt(r, n);
+	rec_index = wb_live_record(a, atomic_load(&w.tid));
+	ck_assert_int_ge(rec_index, 0);
+	r = (uint32_t)rec_index;
 	snprintf(path, sizeof path, "/dev/shm/winsync-%s", name);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
@@ -602,16 +603,16 @@ START_TEST(stale_object_words_cost_no_sleep)
 	ws_arena *a = test_arena_cap(OBJECTS);
 	struct bystander idler;
 	ws_handle h[OBJECTS];
-	uint32_t r, n, ref;
+	uint32_t r, ref;
+	int rec_index;
 	long t0, took, check_ms;
 
 	for (int k = 0; k < OBJECTS; k++)
 		h[k] = mk_event(a, false, false);
 	bystander_start(&idler, a);
-	n = a->header->fresh_records;
-	for (r = 0; r < n && a->records[r].tid != (uint32_t)atomic_load(&idler.tid); r++)
-		;
-	ck_assert_uint_lt(r, n);
+	rec_index = wb_live_record(a, atomic_load(&idler.tid));
+	ck_assert_int_ge(rec_index, 0);
+	r = (uint32_t)rec_index;
 	ck_assert_msg(!(atomic_load(&a->records[r].holding) & 1), "the idler holds a word");
 	ref = (atomic_load(&a->records[r].generation) & WS_REF_GEN_MASK) << WS_REF_INDEX_BITS |
 	      (r + 1);

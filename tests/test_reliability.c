@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../winsync/arena.h" /* white-box: the records' identity words */
+#include "whitebox.h"
 
 /* record.h's mark of a record the lock holder is reaping (the kernel never writes it). */
 #define REAPING (WS_FUTEX_OWNER_DIED | 1u)
@@ -209,15 +210,6 @@ static void *register_once(void *arg)
 }
 
 /* The record a live thread is registered in, or -1. */
-static int record_of(ws_arena *a, pid_t tid)
-{
-	for (uint32_t r = 0; r < a->records_count; r++)
-		if ((atomic_load(&a->records[r].alive) & WS_FUTEX_TID_MASK) == (uint32_t)tid &&
-		    !(atomic_load(&a->records[r].alive) & WS_FUTEX_OWNER_DIED))
-			return (int)r;
-	return -1;
-}
-
 /*
  * The rule that makes adoption and reaping race-free (record.h): a record
  * the lock holder is reaping (REAPING: its generation may be changing) is
@@ -234,7 +226,7 @@ START_TEST(reaping_record_is_never_adopted)
 	uint32_t spare;
 
 	CK_OK(ws_arena_check(a, NULL, 0));
-	mine = record_of(a, self);
+	mine = wb_live_record(a, self);
 	ck_assert_int_ge(mine, 0);
 	cur_arena = a;
 	spare = mine == 7 ? 8 : 7;
@@ -246,10 +238,7 @@ START_TEST(reaping_record_is_never_adopted)
 	join(spawn(register_once, &rc));
 	CK_OK(rc);
 	/* The thread has ended by now: its record keeps its tid. */
-	taken = -1;
-	for (uint32_t r = 0; r < a->records_count; r++)
-		if (a->records[r].tid == (uint32_t)atomic_load(&registered_tid))
-			taken = (int)r;
+	taken = wb_named_record(a, atomic_load(&registered_tid));
 	ck_assert_msg(taken == (int)spare, "a new thread took record %d, not the one dead record %u",
 		      taken, spare);
 	for (uint32_t r = 0; r < a->records_count; r++)
@@ -375,13 +364,11 @@ START_TEST(nonblocking_adoption_is_undone)
 	ws_handle m;
 
 	CK_OK(ws_arena_check(a, NULL, 0));
-	mine = record_of(a, self);
+	mine = wb_live_record(a, self);
 	ck_assert_int_ge(mine, 0);
 	cur_arena = a;
 	join(spawn(own_mutex_and_end, &m));
-	for (uint32_t r = 0; r < a->records_count; r++)
-		if (a->records[r].tid == (uint32_t)atomic_load(&registered_tid))
-			dead = (int)r;
+	dead = wb_named_record(a, atomic_load(&registered_tid));
 	ck_assert_int_ge(dead, 0);
 	/* The dead record is the one a new thread can take: the rest read as ours. */
 	atomic_store(&a->header->fresh_records, a->records_count);

@@ -14,6 +14,7 @@
 
 #include "../../winsync/arena.h"
 #include "fault_api.h"
+#include "whitebox.h"
 
 
 
@@ -72,29 +73,6 @@ int await_done(struct trial *t, int n, long ms)
 	while (count_done(t) < n && ts_cmp(ts_now(CLOCK_MONOTONIC), end) < 0)
 		sleep_ms(1);
 	return count_done(t);
-}
-
-/* The live record of thread `tid` (after a locked call, which orders our reads). */
-int record_of(ws_arena *a, pid_t tid)
-{
-	uint32_t n = a->header->fresh_records;
-
-	for (uint32_t r = 0; r < n && r < a->records_count; r++)
-		if (a->records[r].tid == (uint32_t)tid &&
-		    (atomic_load(&a->records[r].alive) & WS_FUTEX_TID_MASK) == (uint32_t)tid)
-			return (int)r;
-	return -1;
-}
-
-/* The record a thread that may have died last held (its tid stays until reuse). */
-int record_of_dead(ws_arena *a, pid_t tid)
-{
-	uint32_t n = a->header->fresh_records;
-
-	for (uint32_t r = 0; r < n && r < a->records_count; r++)
-		if (a->records[r].tid == (uint32_t)tid)
-			return (int)r;
-	return -1;
 }
 
 bool wait_over(struct trial *t, int i)
@@ -181,7 +159,7 @@ void run_trial(const struct scenario *sc, long k, long t1_ms, struct trial *t)
 	/* A locked call orders our reads of the waiters' records after their writes. */
 	CK_OK(ws_arena_check(t->a, NULL, 0));
 	for (int i = 0; i < t->nw; i++)
-		t->record[i] = record_of(t->a, atomic_load(&t->w[i]->tid));
+		t->record[i] = wb_live_record(t->a, atomic_load(&t->w[i]->tid));
 	atomic_store(&rep->go, 1);
 	if (!reap_child(victim, 20000 * slow_factor(), &status)) {
 		HANG(t, "the victim's operation never returned");
@@ -213,7 +191,7 @@ void run_trial(const struct scenario *sc, long k, long t1_ms, struct trial *t)
 	}
 
 	/* What the dead thread left (read only; racy reads only label a failure). */
-	int victim_record = record_of_dead(t->a, atomic_load(&rep->tid));
+	int victim_record = wb_named_record(t->a, atomic_load(&rep->tid));
 
 	if (!under_tsan() && victim_record >= 0) {
 		struct ws_log *log = &t->a->records[victim_record].log;

@@ -69,9 +69,6 @@ struct waiter *add_waiter(struct trial *t, uint32_t owner, bool all, const ws_ha
 			  uint32_t n, long timeout_ms);
 int count_done(struct trial *t);
 int await_done(struct trial *t, int n, long ms);
-/* The record of a live thread, or of one that may have died (its tid stays until reuse). */
-int record_of(ws_arena *a, pid_t tid);
-int record_of_dead(ws_arena *a, pid_t tid);
 bool wait_over(struct trial *t, int i);
 int check_arena(struct trial *t, const char *when);
 

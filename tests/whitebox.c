@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* White-box lookups of thread records: see whitebox.h. */
+#include "whitebox.h"
+
+#include <stdatomic.h>
+
+#include "../winsync/arena.h"
+
+/* Records past fresh_records were never handed out (zero). */
+static uint32_t handed_out(const ws_arena *a)
+{
+	uint32_t n = atomic_load(&a->header->fresh_records);
+
+	return n < a->records_count ? n : a->records_count;
+}
+
+int wb_live_record(ws_arena *a, pid_t tid)
+{
+	for (uint32_t r = 0; r < handed_out(a); r++) {
+		uint32_t alive = atomic_load(&a->records[r].alive);
+
+		if (a->records[r].tid == (uint32_t)tid && (alive & WS_FUTEX_TID_MASK) == (uint32_t)tid &&
+		    !(alive & WS_FUTEX_OWNER_DIED))
+			return (int)r;
+	}
+	return -1;
+}
+
+int wb_named_record(ws_arena *a, pid_t tid)
+{
+	int found = -1;
+
+	for (uint32_t r = 0; r < handed_out(a); r++)
+		if (a->records[r].tid == (uint32_t)tid)
+			found = (int)r;
+	return found;
+}

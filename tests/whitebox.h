@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * White-box lookups of an arena's thread records (winsync/arena.h), for the
+ * tests that inspect or forge them.  Read after a locked call of the test's
+ * own (ws_arena_check, say), which orders these reads after the threads'
+ * writes.
+ */
+#ifndef WINSYNC_TEST_WHITEBOX_H
+#define WINSYNC_TEST_WHITEBOX_H
+
+#include <sys/types.h>
+
+#include <winsync.h>
+
+/* The record live thread `tid` holds (its alive word names it), or -1. */
+int wb_live_record(ws_arena *a, pid_t tid);
+/* The record that last named thread `tid`, live or dead (a dead thread's keeps its tid until reused), or -1. */
+int wb_named_record(ws_arena *a, pid_t tid);
+
+#endif
