@@ -614,8 +614,7 @@ START_TEST(stale_object_words_cost_no_sleep)
 	ck_assert_int_ge(rec_index, 0);
 	r = (uint32_t)rec_index;
 	ck_assert_msg(!(atomic_load(&a->records[r].holding) & 1), "the idler holds a word");
-	ref = (atomic_load(&a->records[r].generation) & WS_REF_GEN_MASK) << WS_REF_INDEX_BITS |
-	      (r + 1);
+	ref = wb_lock_ref(a, r);
 	for (int k = 0; k < OBJECTS; k++)
 		atomic_store(&a->objects[k].lock, ref);
 	t0 = now_ms();

@@ -378,8 +378,7 @@ START_TEST(nonblocking_adoption_is_undone)
 	/* The lock held by a live thread (our record's name, its counter odd as
 	 * a holder's: with it even the word is stale and taken over), the new
 	 * thread non-blocking. */
-	ref = (atomic_load(&a->records[mine].generation) & WS_REF_GEN_MASK) << WS_REF_INDEX_BITS |
-	      (uint32_t)(mine + 1);
+	ref = wb_lock_ref(a, (uint32_t)mine);
 	atomic_fetch_add(&a->records[mine].holding, 1);
 	atomic_store(&a->header->lock, ref);
 	CK_OK(ws_arena_set_flags(a, WS_ARENA_NONBLOCK));

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 
 #include "../winsync/arena.h"
+#include "../winsync/record.h"
 
 /* Records past fresh_records were never handed out (zero). */
 static uint32_t handed_out(const ws_arena *a)
@@ -34,4 +35,9 @@ int wb_named_record(ws_arena *a, pid_t tid)
 		if (a->records[r].tid == (uint32_t)tid)
 			found = (int)r;
 	return found;
+}
+
+uint32_t wb_lock_ref(ws_arena *a, uint32_t record)
+{
+	return ws_record_ref(a, record);
 }

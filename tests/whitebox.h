@@ -16,5 +16,7 @@
 int wb_live_record(ws_arena *a, pid_t tid);
 /* The record that last named thread `tid`, live or dead (a dead thread's keeps its tid until reused), or -1. */
 int wb_named_record(ws_arena *a, pid_t tid);
+/* The name a lock word holds for record `record` (generation and index), as its holder writes it. */
+uint32_t wb_lock_ref(ws_arena *a, uint32_t record);
 
 #endif
