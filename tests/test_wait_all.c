@@ -62,6 +62,20 @@ START_TEST(duplicate_einval)
 }
 END_TEST
 
+/* NT looks up every handle before it looks for twins: a closed one wins. */
+START_TEST(invalid_handle_before_duplicate)
+{
+	ws_arena *a = test_arena();
+	ws_handle e = mk_event(a, true, true), gone = mk_event(a, true, true);
+	ws_handle objs[3] = { e, e, gone };
+	uint32_t idx;
+
+	CK_OK(ws_close(a, gone));
+	CK_RC(poll_all(a, objs, 3, 1, &idx), -EBADF);
+	ws_arena_close(a);
+}
+END_TEST
+
 START_TEST(acquires_everything)
 {
 	ws_arena *a = test_arena();
@@ -268,6 +282,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, argument_checks);
 	tcase_add_test(tc, duplicate_einval);
+	tcase_add_test(tc, invalid_handle_before_duplicate);
 	tcase_add_test(tc, acquires_everything);
 	tcase_add_test(tc, one_missing_takes_nothing);
 	tcase_add_test(tc, recursion_limit_blocks_wait_all);

@@ -37,7 +37,7 @@
 #include "winsync.h"
 
 #define WS_ARENA_MAGIC   0x636e7377u /* "wsnc" */
-#define WS_ARENA_VERSION 5u /* 4: the head's stamp; 5: a lock per object */
+#define WS_ARENA_VERSION 6u /* 4: the head's stamp; 5: a lock per object; 6: closes */
 
 /*
  * Object head: the value in the low half, the rest in the high half.
@@ -260,7 +260,9 @@ struct ws_arena_header {
 	uint32_t records;
 	_Alignas(8) uint64_t objects_offset;
 	_Alignas(8) uint64_t records_offset;
-	uint32_t reserved0[6];
+	/* Closes begun, counted before the object goes: a memo of a valid handle list (memo.h) holds while it stays. */
+	_Alignas(8) _Atomic uint64_t closes;
+	uint32_t reserved0[4];
 	/* Under the lock. */
 	uint32_t live;            /* live objects */
 	uint32_t fresh_slots;     /* slots [0, fresh) have been used */

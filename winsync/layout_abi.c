@@ -98,6 +98,7 @@ WS_AT(ws_arena_header, index_bits, 24, 4);
 WS_AT(ws_arena_header, records, 28, 4);
 WS_AT(ws_arena_header, objects_offset, 32, 8);
 WS_AT(ws_arena_header, records_offset, 40, 8);
+WS_AT(ws_arena_header, closes, 48, 8);
 WS_AT(ws_arena_header, live, 72, 4);
 WS_AT(ws_arena_header, fresh_slots, 76, 4);
 WS_AT(ws_arena_header, free_head, 80, 4);

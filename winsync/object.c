@@ -8,6 +8,7 @@
 #include "object.h"
 
 #include "crit.h"
+#include "memo.h"
 #include "queue.h"
 #include "record.h"
 #include "slot.h"
@@ -75,6 +76,7 @@ int ws_close(ws_arena *arena, ws_handle handle)
 	ret = ws_obj_lock_handle(&c, handle, WS_TYPE_NONE, &slot);
 	if (!ret) {
 		obj = &arena->objects[slot];
+		ws_closes_move(arena);
 		/*
 		 * The next generation makes every copy of the handle stale at once;
 		 * past the last one the slot retires with generation 0, which no

@@ -213,6 +213,43 @@ struct ws_thread *ws_os_thread_peek(void)
 	return &thread_state;
 }
 
+/* The memo goes with its thread: a key's destructor frees it at the exit. */
+static pthread_key_t memo_key;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+static bool memo_key_made;
+
+static void free_memo(void *memo)
+{
+	if (thread_state.memo == memo)
+		thread_state.memo = NULL;
+	free(memo);
+}
+
+static void make_memo_key(void)
+{
+	memo_key_made = pthread_key_create(&memo_key, free_memo) == 0;
+}
+
+void *ws_os_memo(struct ws_thread *thread, size_t size)
+{
+	void *memo;
+
+	if (thread->memo)
+		return thread->memo;
+	pthread_once(&memo_once, make_memo_key);
+	if (!memo_key_made)
+		return NULL;
+	memo = calloc(1, size);
+	if (!memo)
+		return NULL;
+	if (pthread_setspecific(memo_key, memo)) {
+		free(memo);
+		return NULL;
+	}
+	thread->memo = memo;
+	return memo;
+}
+
 /* A head for threads that have none (glibc always registers one). */
 static _Thread_local struct {
 	void *prev; /* glibc keeps a prev link in front of its head: entries may write it */

@@ -91,12 +91,19 @@ struct ws_thread {
 		uint32_t cpus_age;       /* waits since cpus_many was read */
 		bool cpus_many;          /* this thread may run on more than one CPU */
 	} spin;
+	void *memo;                      /* memo.h's, from ws_os_memo */
 };
 
 /* This thread's state, or NULL if it cannot be had (out of memory). */
 struct ws_thread *ws_os_thread(void);
 /* The same if it exists already: async-signal-safe, never allocates. */
 struct ws_thread *ws_os_thread_peek(void);
+/*
+ * The thread's memo (memo.h): `size` zeroed bytes, allocated at the first
+ * call and freed at the thread's exit; NULL if it cannot be had (then
+ * nothing is remembered).
+ */
+void *ws_os_memo(struct ws_thread *thread, size_t size);
 
 /* Hints the CPU that this is a spin-wait loop. */
 static inline void ws_os_relax(void)
