@@ -202,7 +202,8 @@ WS_API int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *in
 
 /*
  * Acquires every object at once, atomically (*index = 0), or the alert alone
- * (*index = count).  The same object twice is -EINVAL.
+ * (*index = count).  The same object twice is -EINVAL, once every handle
+ * is found valid (-EBADF first, as NT).
  */
 WS_API int ws_wait_all(ws_arena *arena, const struct ws_wait *wait, uint32_t *index);
 
