@@ -9,6 +9,8 @@
  * changed list.  And a list a wait_any found valid may still hold one
  * object twice, which a wait_all refuses.
  */
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
@@ -211,6 +213,103 @@ START_TEST(memos_end_with_threads)
 }
 END_TEST
 
+/*
+ * Pollers wait on the same list over and over (from their memos) while
+ * another thread swaps one handle of the shared list for a new object and
+ * closes the old one, round after round.  A poll that begins after a close
+ * has returned must fail with -EBADF if its list holds the closed handle;
+ * every poll takes #0 or fails so.
+ */
+#define POLLERS 3
+#define ROUNDS 300
+
+struct churn {
+	ws_arena *a;
+	_Atomic ws_handle list[N];
+	_Atomic uint32_t closed_round;    /* rounds whose old handle is closed */
+	_Atomic uint32_t seen[POLLERS];   /* the last round each poller saw fail */
+	_Atomic int ready;                /* pollers that have their copy of the list */
+	_Atomic bool stop;
+	_Atomic long late, wrong, polls;  /* late: succeeded after the close returned */
+};
+
+struct poller {
+	struct churn *c;
+	int id;
+};
+
+static void *poll_loop(void *arg)
+{
+	struct poller *p = arg;
+	struct churn *c = p->c;
+	ws_handle mine[N];
+	uint32_t round = 0, idx;
+
+	for (int i = 0; i < N; i++)
+		mine[i] = atomic_load(&c->list[i]);
+	atomic_fetch_add(&c->ready, 1);
+	while (!atomic_load(&c->stop)) {
+		uint32_t closed = atomic_load(&c->closed_round);
+		int rc = poll_any(c->a, mine, N, 1, &idx);
+
+		atomic_fetch_add(&c->polls, 1);
+		if ((rc != 0 && rc != -EBADF) || (rc == 0 && idx != 0))
+			atomic_fetch_add(&c->wrong, 1);
+		if (closed > round && rc == 0)
+			atomic_fetch_add(&c->late, 1);
+		if (closed > round && rc == -EBADF) {
+			for (int i = 0; i < N; i++)
+				mine[i] = atomic_load(&c->list[i]);
+			round = closed;
+			atomic_store(&c->seen[p->id], round);
+		}
+	}
+	return NULL;
+}
+
+START_TEST(closes_under_pollers)
+{
+	struct churn c = { .a = test_arena() };
+	struct poller p[POLLERS];
+	pthread_t t[POLLERS];
+	ws_handle h[N];
+	uint32_t seed = 12345;
+
+	make_list(c.a, h);
+	for (int i = 0; i < N; i++)
+		atomic_store(&c.list[i], h[i]);
+	for (int i = 0; i < POLLERS; i++) {
+		p[i] = (struct poller){ &c, i };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, poll_loop, &p[i]), 0);
+	}
+	while (atomic_load(&c.ready) < POLLERS)
+		sched_yield();
+	for (uint32_t r = 1; r <= ROUNDS; r++) {
+		uint32_t k = 1 + (seed = seed * 1103515245u + 12345u) % (N - 1);
+		ws_handle old = atomic_load(&c.list[k]);
+		struct timespec end = deadline_ms(LONG_MS);
+
+		atomic_store(&c.list[k], mk_event(c.a, true, false));
+		CK_OK(ws_close(c.a, old));
+		atomic_store(&c.closed_round, r);
+		for (int i = 0; i < POLLERS; i++)
+			while (atomic_load(&c.seen[i]) < r) {
+				ck_assert_msg(ts_cmp(ts_now(CLOCK_MONOTONIC), end) < 0,
+					      "poller %d never saw round %u fail (%ld late, %ld wrong, %ld polls)", i, r, atomic_load(&c.late), atomic_load(&c.wrong), atomic_load(&c.polls));
+				sched_yield();
+			}
+	}
+	atomic_store(&c.stop, true);
+	for (int i = 0; i < POLLERS; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	printf("closes under pollers: %d rounds, %ld polls, %ld late, %ld wrong\n", ROUNDS,
+	       atomic_load(&c.polls), atomic_load(&c.late), atomic_load(&c.wrong));
+	ck_assert_int_eq(atomic_load(&c.late), 0);
+	ck_assert_int_eq(atomic_load(&c.wrong), 0);
+	ws_arena_close(c.a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("memo");
@@ -223,6 +322,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, same_values_other_arena);
 	tcase_add_test(tc, changed_list);
 	tcase_add_test(tc, wait_all_checks_duplicates);
+	tcase_add_test(tc, closes_under_pollers);
 	tcase_add_test(tc, memos_end_with_threads);
 	suite_add_tcase(s, tc);
 	return s;

@@ -7,9 +7,14 @@
  * handles costs several times the rest of the wait.  A thread that waits on
  * the same list again, as a frame loop polls, needs no new check: a handle
  * stops being valid only when its object is closed, and ws_close moves the
- * arena's count of closes before the object goes.  So a list found valid
- * while the count read N is still valid while it reads N: the check is
- * made at that read, which comes before the wait takes anything.
+ * arena's count of closes after it writes the object's head (and before it
+ * commits, so that a closer's death cannot leave the count behind).  A
+ * check reads the count first: a close that made one of its handles
+ * invalid either wrote the head before the check read it (the check
+ * fails), or moves the count after the read.  So a list found valid after
+ * the count read N is valid while the count reads N.  (Moved before the
+ * head, a check between the two would find the handle valid and keep the
+ * new count.)
  *
  * One memo per thread (this process's memory, never shared), for one
  * arena at a time.
@@ -30,7 +35,7 @@ static inline uint64_t ws_closes_now(const ws_arena *arena)
 	return atomic_load_explicit(&arena->header->closes, memory_order_seq_cst);
 }
 
-/* Moves the count of closes: before anything of the close is written. */
+/* Moves the count of closes: after the closed object's head is written. */
 static inline void ws_closes_move(ws_arena *arena)
 {
 	atomic_fetch_add_explicit(&arena->header->closes, 1, memory_order_seq_cst);

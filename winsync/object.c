@@ -76,7 +76,6 @@ int ws_close(ws_arena *arena, ws_handle handle)
 	ret = ws_obj_lock_handle(&c, handle, WS_TYPE_NONE, &slot);
 	if (!ret) {
 		obj = &arena->objects[slot];
-		ws_closes_move(arena);
 		/*
 		 * The next generation makes every copy of the handle stale at once;
 		 * past the last one the slot retires with generation 0, which no
@@ -87,6 +86,8 @@ int ws_close(ws_arena *arena, ws_handle handle)
 			gen = 0;
 		ws_queue_drop(&c, slot);
 		ws_head_write(obj, gen, 0);
+		/* After the head, before the commit: memo.h says why. */
+		ws_closes_move(arena);
 		ws_put(&obj->aux, 0);
 		ws_store(&c, &arena->header->live, arena->header->live - 1);
 		ws_slot_free(&c, slot);
