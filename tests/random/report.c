@@ -444,12 +444,14 @@ void rt_print_summary(FILE *f)
 			total += atomic_load(&rt_shm->retired_hist[i][j]);
 	fprintf(f, "\nmode %s, seed %llu: %llu calls in %.1f s (%llu threads ended mid-run, "
 		"%llu processes killed, %llu stops, %llu cancels, %llu owner deaths told, "
-		"%llu mutexes left owned by a dead actor's earlier id)\n",
+		"%llu mutexes left owned by a dead actor's earlier id, %llu waits on a set waited on "
+		"before)\n",
 		mode, (unsigned long long)rt_shm->seed, (unsigned long long)total, rt_elapsed(),
 		(unsigned long long)rt_shm->thread_deaths, (unsigned long long)rt_shm->proc_deaths,
 		(unsigned long long)rt_shm->stops_done, (unsigned long long)rt_shm->cancels_done,
 		(unsigned long long)rt_shm->dead_owners_told,
-		(unsigned long long)rt_shm->kept_owned);
+		(unsigned long long)rt_shm->kept_owned,
+		(unsigned long long)atomic_load(&rt_shm->waits_again));
 	for (int i = 0; i < RT_CALLS; i++) {
 		uint64_t sum = 0;
 

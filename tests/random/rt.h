@@ -190,6 +190,7 @@ struct rt_shm {
 	_Atomic uint64_t thread_deaths, proc_deaths, stops_done, cancels_done, owner_died_done;
 	_Atomic uint64_t dead_owners_told;
 	_Atomic uint64_t kept_owned;       /* pool mutexes a dead actor left under an id not its last */
+	_Atomic uint64_t waits_again;      /* waits on a set an earlier wait built (waits.c) */
 	_Atomic uint32_t stop_epoch;       /* +1 at every SIGSTOP and SIGCONT of a child */
 	_Atomic uint32_t stopped_children;
 	struct rt_actor actors[RT_MAX_ACTORS];
@@ -221,6 +222,15 @@ struct rt_held {
 };
 
 /* An actor's private state. */
+/* waits.c: a set an earlier wait built, to wait on again as a frame loop polls. */
+struct rt_repeat {
+	uint32_t count;              /* 0: none kept */
+	bool all;                    /* built for a wait_all (no twins) */
+	uint8_t src[WS_MAX_WAIT_OBJECTS], type[WS_MAX_WAIT_OBJECTS];
+	uint32_t idx[WS_MAX_WAIT_OBJECTS];
+	ws_handle h[WS_MAX_WAIT_OBJECTS];
+};
+
 struct rt_ctx {
 	int slot;
 	struct rt_actor *me;
@@ -242,6 +252,7 @@ struct rt_ctx {
 	const char *backend;
 	int sched_fd;                /* this thread's /proc schedstat, once opened (+1; 0 none yet) */
 	uint64_t awake0;             /* its time on or waiting for a CPU when a NONBLOCK call began */
+	struct rt_repeat repeat;
 };
 
 /* report.c */

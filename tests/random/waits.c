@@ -99,6 +99,61 @@ static bool pick_entry(struct rt_ctx *c, struct wset *w, bool all, bool bad, str
 }
 
 /*
+ * A thread that polls the same set again (winsync remembers a set it found
+ * valid until a close): sets of four or more objects without mutexes are
+ * kept, and a later wait of the same kind may take the kept set again, each
+ * entry as it stands now: an own object closed since names nothing.
+ */
+#define REPEAT_MIN 4
+#define REPEAT_PCT 30
+
+static void keep_set(struct rt_ctx *c, bool all, const struct wset *w)
+{
+	struct rt_repeat *k = &c->repeat;
+
+	if (w->count < REPEAT_MIN || w->count > WS_MAX_WAIT_OBJECTS)
+		return;
+	for (uint32_t i = 0; i < w->count; i++)
+		if (w->e[i].type == RT_MUTEX || w->e[i].src == E_KICK)
+			return;
+	k->count = w->count;
+	k->all = all;
+	for (uint32_t i = 0; i < w->count; i++) {
+		k->src[i] = (uint8_t)w->e[i].src;
+		k->type[i] = (uint8_t)w->e[i].type;
+		k->idx[i] = w->e[i].idx;
+		k->h[i] = w->e[i].h;
+	}
+}
+
+static bool set_again(struct rt_ctx *c, bool all, struct wset *w)
+{
+	const struct rt_repeat *k = &c->repeat;
+
+	if (!k->count || k->all != all || !rt_pct(&c->rng, REPEAT_PCT))
+		return false;
+	for (uint32_t i = 0; i < k->count; i++) {
+		struct entry *e = &w->e[i];
+
+		*e = (struct entry){ (enum esrc)k->src[i], (enum rt_type)k->type[i], k->h[i], k->idx[i] };
+		if (e->src == E_OWN) {
+			uint32_t j = 0;
+
+			while (j < c->nown && c->own[j].h != e->h)
+				j++;
+			if (j < c->nown)
+				e->idx = j;
+			else
+				*e = (struct entry){ E_BAD, RT_NONE, k->h[i], 0 };
+		}
+		w->h[i] = e->h;
+	}
+	w->count = k->count;
+	atomic_fetch_add(&rt_shm->waits_again, 1);
+	return true;
+}
+
+/*
  * Whether a wait took a mutex: 1, 0, or -1 if it cannot be known (no index
  * came back, or a bad handle's type is unknown).  Even where the result is
  * wrong (a mutex alert taken), it says what the core did.
@@ -186,15 +241,18 @@ void rt_wait_op(struct rt_ctx *c, bool all)
 	if (rt_pct(&c->rng, 20))
 		w.owner = c->me->owners[RT_OWNERS - 1];
 	w.mutexes = w.owner != c->me->owners[RT_OWNERS - 1];
-	if (rt_pct(&c->rng, m->big_wait_pct))
-		count = rt_range(&c->rng, 30, WS_MAX_WAIT_OBJECTS);
-	else
-		count = rt_pct(&c->rng, 5) ? 0 : rt_range(&c->rng, 1, 5);
-	for (uint32_t i = 0; i < count; i++) {
-		if (!pick_entry(c, &w, all, bad && rt_pct(&c->rng, 10), &w.e[w.count]))
-			break;
-		w.h[w.count] = w.e[w.count].h;
-		w.count++;
+	if (!set_again(c, all, &w)) {
+		if (rt_pct(&c->rng, m->big_wait_pct))
+			count = rt_range(&c->rng, 30, WS_MAX_WAIT_OBJECTS);
+		else
+			count = rt_pct(&c->rng, 5) ? 0 : rt_range(&c->rng, 1, 5);
+		for (uint32_t i = 0; i < count; i++) {
+			if (!pick_entry(c, &w, all, bad && rt_pct(&c->rng, 10), &w.e[w.count]))
+				break;
+			w.h[w.count] = w.e[w.count].h;
+			w.count++;
+		}
+		keep_set(c, all, &w);
 	}
 	count = w.count;
 	/* wait_all of nothing acquires the empty set: its alert would be ambiguous. */
