@@ -201,7 +201,16 @@ static int claim(ws_arena *arena, struct ws_robust_head *head, uint32_t tid, uin
 
 	*adopted = false;
 	if (take_fresh(arena, &fresh) && take(head, &arena->records[fresh], 0, tid)) {
-		atomic_store_explicit(&arena->records[fresh].owner, 0, memory_order_relaxed);
+		struct ws_record *rec = &arena->records[fresh];
+
+		atomic_store_explicit(&rec->owner, 0, memory_order_relaxed);
+		/*
+		 * Never linked anywhere, but zeroed entries would name slot 0: the
+		 * first wait would lock that unrelated object to unlink them, and
+		 * could not queue under its own object's lock (queue.c, wait.c).
+		 */
+		for (uint32_t k = 0; k < WS_ENTRIES_PER_WAIT; k++)
+			ws_put(&rec->entries[k].object, WS_ENTRY_NOWHERE);
 		*out = fresh;
 		return 0;
 	}
