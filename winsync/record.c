@@ -398,6 +398,8 @@ int ws_self(ws_arena *arena, uint32_t *record, bool *adopted)
 	ret = claim(arena, head, tid, record, adopted);
 	if (ret)
 		return ret;
+	/* Here, where system calls are made anyway; the wait path never allocates. */
+	ws_os_memo_reserve(t);
 	ret = remember(arena, ws_os_process_id(), tid, *record);
 	if (ret) {
 		give_back(arena, head, *record);

@@ -213,7 +213,13 @@ struct ws_thread *ws_os_thread_peek(void)
 	return &thread_state;
 }
 
-/* The memo goes with its thread: a key's destructor frees it at the exit. */
+/*
+ * The memo (memo.h) is malloc'd when the thread first registers in an
+ * arena (a path that makes system calls anyway: an uncontended wait makes
+ * none, test_syscalls) and freed by a key's destructor at its exit.  Not in
+ * the TLS: Wine loads this library with dlopen, and its initial-exec TLS
+ * comes from the 512 spare bytes glibc keeps for all such libraries.
+ */
 static pthread_key_t memo_key;
 static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
 static bool memo_key_made;
@@ -230,24 +236,23 @@ static void make_memo_key(void)
 	memo_key_made = pthread_key_create(&memo_key, free_memo) == 0;
 }
 
-void *ws_os_memo(struct ws_thread *thread, size_t size)
+void ws_os_memo_reserve(struct ws_thread *thread)
 {
 	void *memo;
 
 	if (thread->memo)
-		return thread->memo;
+		return;
 	pthread_once(&memo_once, make_memo_key);
 	if (!memo_key_made)
-		return NULL;
-	memo = calloc(1, size);
+		return;
+	memo = calloc(1, WS_OS_MEMO_BYTES);
 	if (!memo)
-		return NULL;
+		return;
 	if (pthread_setspecific(memo_key, memo)) {
 		free(memo);
-		return NULL;
+		return;
 	}
 	thread->memo = memo;
-	return memo;
 }
 
 /* A head for threads that have none (glibc always registers one). */

@@ -91,7 +91,7 @@ struct ws_thread {
 		uint32_t cpus_age;       /* waits since cpus_many was read */
 		bool cpus_many;          /* this thread may run on more than one CPU */
 	} spin;
-	void *memo;                      /* memo.h's, from ws_os_memo */
+	void *memo;                      /* memo.h's; NULL until ws_os_memo_reserve */
 };
 
 /* This thread's state, or NULL if it cannot be had (out of memory). */
@@ -99,11 +99,13 @@ struct ws_thread *ws_os_thread(void);
 /* The same if it exists already: async-signal-safe, never allocates. */
 struct ws_thread *ws_os_thread_peek(void);
 /*
- * The thread's memo (memo.h): `size` zeroed bytes, allocated at the first
- * call and freed at the thread's exit; NULL if it cannot be had (then
- * nothing is remembered).
+ * Gives the thread its memo (memo.h: WS_OS_MEMO_BYTES zeroed bytes, freed at
+ * its exit) if it has none; called where system calls are expected (a
+ * thread's registration).  Without one (this host keeps none, or no memory)
+ * nothing is remembered.
  */
-void *ws_os_memo(struct ws_thread *thread, size_t size);
+#define WS_OS_MEMO_BYTES 288
+void ws_os_memo_reserve(struct ws_thread *thread);
 
 /* Hints the CPU that this is a spin-wait loop. */
 static inline void ws_os_relax(void)

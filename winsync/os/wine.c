@@ -197,12 +197,10 @@ struct ws_thread *ws_os_thread(void)
 	return b ? &b->state : NULL;
 }
 
-/* None on this host: nothing here frees a thread's memory at its exit (its block stays too). */
-void *ws_os_memo(struct ws_thread *thread, size_t size)
+/* None on this host: nothing here frees a thread's memory at its exit. */
+void ws_os_memo_reserve(struct ws_thread *thread)
 {
 	(void)thread;
-	(void)size;
-	return NULL;
 }
 
 struct ws_thread *ws_os_thread_peek(void)
