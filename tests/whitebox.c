@@ -17,7 +17,9 @@ static uint32_t handed_out(const ws_arena *a)
 
 int wb_live_record(ws_arena *a, pid_t tid)
 {
-	for (uint32_t r = 0; r < handed_out(a); r++) {
+	uint32_t n = handed_out(a);
+
+	for (uint32_t r = 0; r < n; r++) {
 		uint32_t alive = atomic_load(&a->records[r].alive);
 
 		if (a->records[r].tid == (uint32_t)tid && (alive & WS_FUTEX_TID_MASK) == (uint32_t)tid &&
@@ -29,9 +31,10 @@ int wb_live_record(ws_arena *a, pid_t tid)
 
 int wb_named_record(ws_arena *a, pid_t tid)
 {
+	uint32_t n = handed_out(a);
 	int found = -1;
 
-	for (uint32_t r = 0; r < handed_out(a); r++)
+	for (uint32_t r = 0; r < n; r++)
 		if (a->records[r].tid == (uint32_t)tid)
 			found = (int)r;
 	return found;

@@ -338,7 +338,8 @@ static void enqueue_objects(struct trial *t)
 	t->h[2] = mk_mutex(t->a, 0x151, 1);
 }
 
-static int enqueue_victim(ws_arena *a, const ws_handle *h, long k)
+/* A wait on the three objects; the deadline comes after the arming (0 ms: already passed). */
+static int wait_on_three(ws_arena *a, const ws_handle *h, long k, long ms)
 {
 	uint32_t me = self_owner(), idx;
 	struct timespec dl;
@@ -346,22 +347,20 @@ static int enqueue_victim(ws_arena *a, const ws_handle *h, long k)
 
 	victim_ready_go();
 	victim_arm(k);
-	/* Long enough to queue and sleep on a slow guest too (else it is the poll below). */
-	dl = deadline_ms(30 * slow_factor());
+	dl = ms ? deadline_ms(ms) : deadline_past();
 	return ws_wait_any(a, &w, &idx);
+}
+
+static int enqueue_victim(ws_arena *a, const ws_handle *h, long k)
+{
+	/* Long enough to queue and sleep on a slow guest too (else it is the poll below). */
+	return wait_on_three(a, h, k, 30 * slow_factor());
 }
 
 /* The same wait with a deadline already passed (a poll): it unlinks, fails, commits. */
 static int poll_victim(ws_arena *a, const ws_handle *h, long k)
 {
-	uint32_t me = self_owner(), idx;
-	struct timespec dl;
-	struct ws_wait w = { .objects = h, .count = 3, .owner = me, .deadline = &dl };
-
-	victim_ready_go();
-	victim_arm(k);
-	dl = deadline_past();
-	return ws_wait_any(a, &w, &idx);
+	return wait_on_three(a, h, k, 0);
 }
 
 static int give_all_three(struct trial *t)

@@ -137,12 +137,10 @@ static bool set_again(struct rt_ctx *c, bool all, struct wset *w)
 
 		*e = (struct entry){ (enum esrc)k->src[i], (enum rt_type)k->type[i], k->h[i], k->idx[i] };
 		if (e->src == E_OWN) {
-			uint32_t j = 0;
+			const struct rt_own *o = rt_own_find(c, e->h);
 
-			while (j < c->nown && c->own[j].h != e->h)
-				j++;
-			if (j < c->nown)
-				e->idx = j;
+			if (o)
+				e->idx = (uint32_t)(o - c->own);
 			else
 				*e = (struct entry){ E_BAD, RT_NONE, k->h[i], 0 };
 		}
