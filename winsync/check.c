@@ -201,9 +201,9 @@ int ws_arena_check(ws_arena *arena, char *report, size_t size)
 	if (ret)
 		return ret;
 	/* Sections on one object end first: every object at rest at once. */
-	ws_crit_hold_objects(&c);
+	ret = ws_crit_hold_objects(&c);
 	fresh = arena->header->fresh_slots;
-	if (fresh > arena->slots || arena->header->live > arena->capacity)
+	if (!ret && (fresh > arena->slots || arena->header->live > arena->capacity))
 		ret = fail(&k, "%u slots used of %u, %u live of %u", fresh, arena->slots,
 			   arena->header->live, arena->capacity);
 	for (uint32_t s = 0; !ret && s < fresh; s++)

@@ -206,10 +206,11 @@ int ws_crit_reap(ws_arena *arena, bool try_only)
 	return 0;
 }
 
-void ws_crit_hold_objects(struct ws_crit *c)
+int ws_crit_hold_objects(struct ws_crit *c)
 {
 	ws_arena *arena = c->arena;
 	uint32_t n = ws_slots_used(arena);
+	bool block = !(arena->flags & WS_ARENA_NONBLOCK);
 
 	for (uint32_t s = 0; s < n; s++) {
 		_Atomic uint32_t *word = &arena->objects[s].lock;
@@ -227,6 +228,9 @@ void ws_crit_hold_objects(struct ws_crit *c)
 					break;
 				continue;
 			}
+			/* A stopped process's section is as long as its stop. */
+			if (!block && ws_ref_live(arena, seen & ~WS_LOCK_CONTENDED))
+				return -EAGAIN;
 			if (!ws_lock_wait_holder(arena, word, seen, &watch) ||
 			    !ws_lock_seize(word, seen, c->ref))
 				continue;
@@ -236,6 +240,7 @@ void ws_crit_hold_objects(struct ws_crit *c)
 			break;
 		}
 	}
+	return 0;
 }
 
 void ws_crit_release_objects(struct ws_crit *c)

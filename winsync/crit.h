@@ -56,10 +56,11 @@ int ws_crit_enter_object(ws_arena *arena, uint32_t slot, struct ws_crit *c);
 void ws_crit_sweep_object(ws_arena *arena, uint32_t slot, bool try_only);
 /*
  * For the arena lock's holder that must see every object at rest at once
- * (ws_arena_check): takes every object's own lock word too, then lets them
- * all go.
+ * (ws_arena_check): takes every object's own lock word too, waiting for
+ * live holders unless the arena is WS_ARENA_NONBLOCK (-EAGAIN, some words
+ * held: ws_crit_release_objects lets go of them as of all of them).
  */
-void ws_crit_hold_objects(struct ws_crit *c);
+int ws_crit_hold_objects(struct ws_crit *c);
 /* Reaps dead records under the arena lock (not waiting for it if try_only): 0 or -EAGAIN, ... */
 int ws_crit_reap(ws_arena *arena, bool try_only);
 void ws_crit_release_objects(struct ws_crit *c);
