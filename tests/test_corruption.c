@@ -355,7 +355,7 @@ static int scribbler_main(void *arg)
 
 struct totals {
 	long trials, crashes, hangs, unexpected, calls, ucleans, writes;
-	char first[4][240];
+	char first[4][400];
 	int nfirst;
 };
 
@@ -404,6 +404,7 @@ static const char *peek(char *buf, size_t size)
 	int fd;
 	char *raw;
 	struct ws_arena_header *h;
+	int n;
 
 	snprintf(path, sizeof path, "/dev/shm/winsync-%s", bd->name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -415,8 +416,18 @@ static const char *peek(char *buf, size_t size)
 		return buf;
 	}
 	h = (struct ws_arena_header *)raw;
-	snprintf(buf, size, "lock word %#x, log state %u", atomic_load(&h->lock),
-		 atomic_load((_Atomic uint32_t *)(raw + bd->region[6].off)));
+	n = snprintf(buf, size, "lock word %#x, log state %u; records (generation alive holding "
+		     "object_lock):", atomic_load(&h->lock),
+		     atomic_load((_Atomic uint32_t *)(raw + bd->region[6].off)));
+	/* Whom the word may name: the caller's main thread and its two callers. */
+	for (int r = 0; r < 3 && n > 0 && (size_t)n < size; r++) {
+		const struct ws_record *rec =
+			(const struct ws_record *)(raw + bd->region[3 + r].off);
+
+		n += snprintf(buf + n, size - (size_t)n, " %u %u %u %u;",
+			      atomic_load(&rec->generation), atomic_load(&rec->alive),
+			      atomic_load(&rec->holding), ws_get(&rec->log.object_lock));
+	}
 	munmap(raw, bd->size);
 	return buf;
 }
@@ -429,7 +440,7 @@ static void trial(struct totals *tt, long i, uint64_t seed)
 	long end, last_beat[THREADS], last_change[THREADS];
 	int status;
 	bool hung = false;
-	char sbuf[96];
+	char sbuf[240];
 
 	memset(bd, 0, sizeof(*bd));
 	bd->seed = seed;
@@ -473,6 +484,15 @@ static void trial(struct totals *tt, long i, uint64_t seed)
 			}
 		}
 		if (hung) {
+			/* For whoever chases a hang by hand: the caller's threads, where they are. */
+			if (getenv("WINSYNC_HANG_GDB")) {
+				char cmd[160];
+
+				snprintf(cmd, sizeof cmd, "gdb -p %d -batch -ex 'thread apply all bt' "
+					 ">&2 2>/dev/null", (int)caller);
+				if (system(cmd) != 0)
+					fprintf(stderr, "gdb could not look at the caller\n");
+			}
 			kill(caller, SIGKILL);
 			waitpid(caller, &status, 0);
 			break;
@@ -647,6 +667,68 @@ START_TEST(stale_object_words_cost_no_sleep)
 }
 END_TEST
 
+struct timed_check {
+	ws_arena *arena;
+	_Atomic int done;
+	int rc;
+};
+
+static void *timed_check_run(void *arg)
+{
+	struct timed_check *tc = arg;
+
+	tc->rc = ws_arena_check(tc->arena, NULL, 0);
+	atomic_store(&tc->done, 1);
+	return NULL;
+}
+
+/*
+ * The arena's lock word scribbled with the name of a live thread parked
+ * outside the arena whose `holding` counter was scribbled odd too: its
+ * log does not say it holds the arena lock, so the word is taken over
+ * at the second look.  The counter's parity alone kept such a word "held"
+ * for ever (the random scribbler: "stuck in ws_close for 10003 ms (lock
+ * word 0x80000001, ...)", about one run in 40).
+ */
+START_TEST(stale_arena_word_with_odd_counter)
+{
+	ws_arena *a = test_arena_cap(8);
+	struct timed_check tc = { .arena = a };
+	struct bystander idler;
+	uint32_t r, counter;
+	int rec_index;
+	long t0, took;
+	bool on_time;
+	pthread_t t;
+
+	mk_event(a, false, false);
+	bystander_start(&idler, a);
+	rec_index = wb_live_record(a, atomic_load(&idler.tid));
+	ck_assert_int_ge(rec_index, 0);
+	r = (uint32_t)rec_index;
+	counter = atomic_load(&a->records[r].holding);
+	ck_assert_msg(!(counter & 1), "the idler holds a word");
+	atomic_store(&a->records[r].holding, counter + 1);
+	atomic_store(&a->header->lock, wb_lock_ref(a, r) | WS_LOCK_CONTENDED);
+	t0 = now_ms();
+	t = spawn(timed_check_run, &tc);
+	while (!atomic_load(&tc.done) && now_ms() - t0 < 3000 * slow_factor())
+		sleep_ms(1);
+	took = now_ms() - t0;
+	on_time = atomic_load(&tc.done);
+	/* Even again, so that a check that still waits finds the word stale and ends. */
+	atomic_store(&a->records[r].holding, counter + 2);
+	join(t);
+	ck_assert_msg(on_time, "ws_arena_check waited %ld ms on a stale arena word", took);
+	CK_OK(tc.rc);
+	ck_assert_uint_eq(atomic_load(&a->header->lock), 0);
+	printf("stale arena word (odd counter): ws_arena_check took %ld ms\n", took);
+	bystander_stop(&idler);
+	CK_OK(ws_arena_check(a, NULL, 0));
+	ws_arena_close(a);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("corruption");
@@ -656,6 +738,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, scribbled_arena);
 	tcase_add_test(tc, forged_index_is_not_returned);
 	tcase_add_test(tc, stale_object_words_cost_no_sleep);
+	tcase_add_test(tc, stale_arena_word_with_odd_counter);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -375,11 +375,12 @@ START_TEST(nonblocking_adoption_is_undone)
 	for (uint32_t r = 0; r < a->records_count; r++)
 		if ((int)r != mine && (int)r != dead)
 			atomic_store(&a->records[r].alive, (uint32_t)self);
-	/* The lock held by a live thread (our record's name, its counter odd as
-	 * a holder's: with it even the word is stale and taken over), the new
-	 * thread non-blocking. */
+	/* The lock held by a live thread (our record's name, its counter odd and
+	 * its log saying so, as a holder's: else the word is stale and taken
+	 * over), the new thread non-blocking. */
 	ref = wb_lock_ref(a, (uint32_t)mine);
 	atomic_fetch_add(&a->records[mine].holding, 1);
+	atomic_store(&a->records[mine].log.arena_lock, 1);
 	atomic_store(&a->header->lock, ref);
 	CK_OK(ws_arena_set_flags(a, WS_ARENA_NONBLOCK));
 	t = spawn(latecomer_main, &l);
@@ -391,6 +392,7 @@ START_TEST(nonblocking_adoption_is_undone)
 		      atomic_load(&a->records[dead].alive));
 	atomic_store(&a->header->lock, 0);
 	atomic_fetch_add(&a->records[mine].holding, 1);
+	atomic_store(&a->records[mine].log.arena_lock, 0);
 	CK_OK(ws_arena_set_flags(a, 0));
 	/* The new thread lives on: the dead owner's mutex is abandoned all the same. */
 	CK_RC(wait_any_ms(a, &m, 1, 0x98, 0, 2000, &idx), -EOWNERDEAD);

@@ -58,10 +58,13 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 	t->critical++;
 	atomic_signal_fence(memory_order_seq_cst);
 	c->held_since = 0;
+	/* Said before it is taken, unsaid after the release: see lock.c's holder_gone. */
+	ws_put(&c->log->arena_lock, 1);
 	if (ws_lock_stats_enabled())
 		ws_lock_stats_taking(atomic_load_explicit(lock, memory_order_relaxed) != 0);
 	ret = ws_lock_take(arena, lock, c->self, c->ref, block, &taken_from);
 	if (ret) {
+		ws_put(&c->log->arena_lock, 0);
 		if (adopted)
 			ws_self_give_back(arena, c->self);
 		leave_unlocked();
@@ -278,6 +281,7 @@ void ws_crit_leave(struct ws_crit *c)
 		atomic_signal_fence(memory_order_seq_cst);
 		ws_put(&c->log->object_lock, 0);
 	} else {
+		ws_put(&c->log->arena_lock, 0);
 		wake_section_waiters(c->arena);
 	}
 	ws_guard_release(c);

@@ -37,7 +37,7 @@
 #include "winsync.h"
 
 #define WS_ARENA_MAGIC   0x636e7377u /* "wsnc" */
-#define WS_ARENA_VERSION 6u /* 4: the head's stamp; 5: a lock per object; 6: closes */
+#define WS_ARENA_VERSION 7u /* 4: the head's stamp; 5: a lock per object; 6: closes; 7: arena_lock */
 
 /*
  * Object head: the value in the low half, the rest in the high half.
@@ -181,7 +181,8 @@ struct ws_log {
 	uint32_t owner_died;      /* the owner id of a ws_owner_died() under way, or 0 */
 	uint32_t wake_record;     /* record + 1 handed an object, maybe not yet woken, or 0 */
 	_Atomic uint32_t object_lock; /* slot + 1 of the object lock word taken or held, or 0 */
-	uint32_t reserved[5];
+	_Atomic uint32_t arena_lock;  /* 1 while it takes or holds the arena lock (lock.c) */
+	uint32_t reserved[4];
 	struct ws_log_locked locked[WS_LOG_LOCKED];
 	struct ws_log_undo undo[WS_LOG_UNDO];
 };

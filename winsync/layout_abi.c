@@ -61,6 +61,7 @@ WS_AT(ws_log, claim_state, 28, 4);
 WS_AT(ws_log, owner_died, 32, 4);
 WS_AT(ws_log, wake_record, 36, 4);
 WS_AT(ws_log, object_lock, 40, 4);
+WS_AT(ws_log, arena_lock, 44, 4);
 WS_AT(ws_log, locked, 64, 5280);
 WS_AT(ws_log, undo, 5344, 8192);
 

@@ -57,7 +57,14 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 			watch->suspect = false;
 			return false;
 		}
-	} else if (holding & 1) {
+	} else if ((holding & 1) &&
+		   ws_get(&arena->records[ws_ref_index(arena, ref)].log.arena_lock)) {
+		/*
+		 * The arena's word: its holder says so in its log and by its
+		 * counter's parity (set before the take moves the counter,
+		 * cleared after the release moved it again).  Either alone,
+		 * scribbled, would keep a parked thread "holding" for ever.
+		 */
 		watch->suspect = false;
 		return false;
 	}

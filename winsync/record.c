@@ -225,8 +225,11 @@ static int claim(ws_arena *arena, struct ws_robust_head *head, uint32_t tid, uin
 				continue;
 			if (!take(head, rec, alive, tid))
 				continue;
-			if (pass == 0)
+			if (pass == 0) {
 				atomic_store_explicit(&rec->owner, 0, memory_order_relaxed);
+				/* Its last thread may have died between a release and the unsaying. */
+				ws_put(&rec->log.arena_lock, 0);
+			}
 			*adopted = pass == 1;
 			*out = r;
 			return 0;
