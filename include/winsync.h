@@ -229,8 +229,10 @@ WS_API bool ws_in_critical_section(void);
  * Checks every invariant of the arena (for tests and debugging): queues,
  * counts, owners, free lists, and that no live waiter is still blocked on
  * an object that is ready for it (a lost signal).  Takes the arena lock,
- * finishing a dead holder's work first.  0, or -EUCLEAN with the first
- * broken invariant described in `report` (when not NULL).
+ * finishing a dead holder's work first, and every object's own lock.  0,
+ * or -EUCLEAN with the first broken invariant described in `report` (when
+ * not NULL); -EAGAIN through a WS_ARENA_NONBLOCK pointer while another
+ * thread holds one of those locks.
  */
 WS_API int ws_arena_check(ws_arena *arena, char *report, size_t size);
 
