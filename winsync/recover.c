@@ -37,8 +37,13 @@ static void release_object_lock(struct ws_crit *c, uint32_t holder)
 			ws_lock_release_seized(arena, word, c->ref);
 	}
 	ws_put(&log->object_lock, 0);
-	/* Whoever adopts the record says so itself when it takes the arena lock. */
-	ws_put(&log->arena_lock, 0);
+	/*
+	 * A dead thread's flag goes with it (whoever adopts the record says so
+	 * itself when it takes the arena lock); our own, recovering the record
+	 * we adopted, stays: we hold the arena lock now.
+	 */
+	if (holder != c->self)
+		ws_put(&log->arena_lock, 0);
 }
 
 void ws_recover(struct ws_crit *c, uint32_t holder)
