@@ -416,6 +416,42 @@ bool waiter_done(struct waiter *w)
 	return atomic_load(&w->done) != 0;
 }
 
+static void *bg_check_main(void *arg)
+{
+	struct bg_check *k = arg;
+
+	k->rc = ws_arena_check(k->arena, k->report, sizeof k->report);
+	atomic_store(&k->done, 1);
+	return NULL;
+}
+
+void bg_check_start(struct bg_check *k, ws_arena *a)
+{
+	k->arena = a;
+	k->rc = 0;
+	k->report[0] = 0;
+	atomic_store(&k->done, 0);
+	k->thread = spawn(bg_check_main, k);
+}
+
+bool bg_check_wait(struct bg_check *k, long ms)
+{
+	struct timespec end = deadline_ms(ms);
+
+	while (!atomic_load(&k->done)) {
+		if (ts_cmp(ts_now(CLOCK_MONOTONIC), end) >= 0)
+			return false;
+		sleep_ms(1);
+	}
+	return true;
+}
+
+int bg_check_join(struct bg_check *k)
+{
+	join(k->thread);
+	return k->rc;
+}
+
 bool waiter_wait_done(struct waiter *w, long ms)
 {
 	struct timespec end = deadline_ms(ms);

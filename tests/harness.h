@@ -142,6 +142,24 @@ bool waiter_done(struct waiter *w);
 /* Spin (with sleeps) until done or ms elapsed; returns done. */
 bool waiter_wait_done(struct waiter *w, long ms);
 
+/*
+ * ws_arena_check on a thread of its own, for a test that must see whether
+ * it returns in time without hanging when it does not: start, wait up to
+ * some time, put right what keeps it waiting, join.
+ */
+struct bg_check {
+	ws_arena *arena;
+	pthread_t thread;
+	_Atomic int done;
+	int rc;
+	char report[160];
+};
+void bg_check_start(struct bg_check *k, ws_arena *a);
+/* Spin (with sleeps) until it returned or ms elapsed; returns whether it did. */
+bool bg_check_wait(struct bg_check *k, long ms);
+/* Join and return its result. */
+int bg_check_join(struct bg_check *k);
+
 /* Wait until thread `tid` of this process sleeps in a futex system call. */
 void wait_tid_blocked(pid_t tid);
 

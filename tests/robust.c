@@ -138,6 +138,22 @@ bool wait_stopped(pid_t pid, long ms)
 	}
 }
 
+bool stopped_or_ended(pid_t pid, long ms, int *status)
+{
+	struct timespec end = deadline_ms(ms);
+
+	for (;;) {
+		pid_t got = waitpid(pid, status, WUNTRACED | WNOHANG);
+
+		ck_assert_int_ge(got, 0);
+		if (got == pid)
+			return WIFSTOPPED(*status);
+		ck_assert_msg(ts_cmp(ts_now(CLOCK_MONOTONIC), end) < 0,
+			      "child %d neither stopped nor ended in %ld ms", (int)pid, ms);
+		sleep_ms(1);
+	}
+}
+
 void *shared_alloc(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

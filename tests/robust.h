@@ -40,6 +40,8 @@ bool reap_child(pid_t pid, long ms, int *status);
 void kill_reap(pid_t pid);
 /* Waits up to `ms` for the child to stop (SIGSTOP): true if it did. */
 bool wait_stopped(pid_t pid, long ms);
+/* Waits up to `ms` for the child to stop (true) or end (false, *status set); fails the test else. */
+bool stopped_or_ended(pid_t pid, long ms, int *status);
 
 /* Zeroed memory shared with children forked later. */
 void *shared_alloc(size_t size);

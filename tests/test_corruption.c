@@ -667,21 +667,6 @@ START_TEST(stale_object_words_cost_no_sleep)
 }
 END_TEST
 
-struct timed_check {
-	ws_arena *arena;
-	_Atomic int done;
-	int rc;
-};
-
-static void *timed_check_run(void *arg)
-{
-	struct timed_check *tc = arg;
-
-	tc->rc = ws_arena_check(tc->arena, NULL, 0);
-	atomic_store(&tc->done, 1);
-	return NULL;
-}
-
 /*
  * The arena's lock word scribbled with the name of a live thread parked
  * outside the arena whose `holding` counter was scribbled odd too: its
@@ -693,13 +678,12 @@ static void *timed_check_run(void *arg)
 START_TEST(stale_arena_word_with_odd_counter)
 {
 	ws_arena *a = test_arena_cap(8);
-	struct timed_check tc = { .arena = a };
+	struct bg_check check;
 	struct bystander idler;
 	uint32_t r, counter;
 	int rec_index;
 	long t0, took;
 	bool on_time;
-	pthread_t t;
 
 	mk_event(a, false, false);
 	bystander_start(&idler, a);
@@ -711,16 +695,13 @@ START_TEST(stale_arena_word_with_odd_counter)
 	atomic_store(&a->records[r].holding, counter + 1);
 	atomic_store(&a->header->lock, wb_lock_ref(a, r) | WS_LOCK_CONTENDED);
 	t0 = now_ms();
-	t = spawn(timed_check_run, &tc);
-	while (!atomic_load(&tc.done) && now_ms() - t0 < 3000 * slow_factor())
-		sleep_ms(1);
+	bg_check_start(&check, a);
+	on_time = bg_check_wait(&check, 3000 * slow_factor());
 	took = now_ms() - t0;
-	on_time = atomic_load(&tc.done);
 	/* Even again, so that a check that still waits finds the word stale and ends. */
 	atomic_store(&a->records[r].holding, counter + 2);
-	join(t);
 	ck_assert_msg(on_time, "ws_arena_check waited %ld ms on a stale arena word", took);
-	CK_OK(tc.rc);
+	CK_OK(bg_check_join(&check));
 	ck_assert_uint_eq(atomic_load(&a->header->lock), 0);
 	printf("stale arena word (odd counter): ws_arena_check took %ld ms\n", took);
 	bystander_stop(&idler);

@@ -24,13 +24,14 @@
 static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *watch)
 {
 	uint32_t ref = seen & ~WS_LOCK_CONTENDED;
+	struct ws_record *rec;
 	uint32_t holding;
 
 	if (!ws_ref_live(arena, ref))
 		return true;
+	rec = &arena->records[ws_ref_index(arena, ref)];
 	/* Read before the look at what it holds: see below. */
-	holding = atomic_load_explicit(&arena->records[ws_ref_index(arena, ref)].holding,
-				       memory_order_seq_cst);
+	holding = atomic_load_explicit(&rec->holding, memory_order_seq_cst);
 	/*
 	 * An object's word: its holder says so, in its log while it is in a
 	 * section on that object, or holds the arena lock (which may hold
@@ -49,16 +50,13 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 	 * flag apart: it says who sleeps, not who holds.
 	 */
 	if (watch->object) {
-		struct ws_record *rec = &arena->records[ws_ref_index(arena, ref)];
-
 		if (ws_get(&rec->log.object_lock) == watch->object ||
 		    (atomic_load_explicit(&arena->header->lock, memory_order_acquire) &
 		     ~WS_LOCK_CONTENDED) == ref) {
 			watch->suspect = false;
 			return false;
 		}
-	} else if ((holding & 1) &&
-		   ws_get(&arena->records[ws_ref_index(arena, ref)].log.arena_lock)) {
+	} else if ((holding & 1) && ws_get(&rec->log.arena_lock)) {
 		/*
 		 * The arena's word: its holder says so in its log and by its
 		 * counter's parity (set before the take moves the counter,

@@ -33,22 +33,6 @@ static int stopping_setter(void *arg)
 	return 0;
 }
 
-/* Waits for the child to stop (true) or to end (false, *status set). */
-static bool stopped_or_ended(pid_t pid, int *status)
-{
-	struct timespec end = deadline_ms(LONG_MS);
-
-	for (;;) {
-		pid_t got = waitpid(pid, status, WUNTRACED | WNOHANG);
-
-		ck_assert_int_ge(got, 0);
-		if (got == pid)
-			return WIFSTOPPED(*status);
-		ck_assert_msg(ts_cmp(ts_now(CLOCK_MONOTONIC), end) < 0, "the setter neither stopped nor ended");
-		sleep_ms(1);
-	}
-}
-
 START_TEST(first_wait_takes_no_unrelated_lock)
 {
 	ws_arena *a = named_arena(name, sizeof name, "firstwait", 8);
@@ -67,7 +51,7 @@ START_TEST(first_wait_takes_no_unrelated_lock)
 		waiter_init(&served, a, 0x41, false, &held_event, 1);
 		waiter_start_blocked(&served);
 		pid = fork_child_fn(stopping_setter, (void *)(intptr_t)k);
-		ended = !stopped_or_ended(pid, &status);
+		ended = !stopped_or_ended(pid, LONG_MS, &status);
 		if (ended) {
 			ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 				      "the setter ended with status %#x", status);

@@ -20,13 +20,6 @@
 static char name[80];
 static ws_handle held_event;
 
-struct check_call {
-	ws_arena *arena;
-	_Atomic int done;
-	int rc;
-	char report[160];
-};
-
 static int stopping_setter(void *arg)
 {
 	ws_arena *a = NULL;
@@ -36,32 +29,6 @@ static int stopping_setter(void *arg)
 	CHILD_CHECK(ws_event_set(a, held_event, NULL) == 0, 11);
 	ws_fault_arm(0);
 	return 0;
-}
-
-static void *run_check(void *arg)
-{
-	struct check_call *call = arg;
-
-	call->rc = ws_arena_check(call->arena, call->report, sizeof call->report);
-	atomic_store(&call->done, 1);
-	return NULL;
-}
-
-/* Waits for the child to stop (true) or to end (false, *status set). */
-static bool stopped_or_ended(pid_t pid, int *status)
-{
-	struct timespec end = deadline_ms(LONG_MS);
-
-	for (;;) {
-		pid_t got = waitpid(pid, status, WUNTRACED | WNOHANG);
-
-		ck_assert_int_ge(got, 0);
-		if (got == pid)
-			return WIFSTOPPED(*status);
-		ck_assert_msg(ts_cmp(ts_now(CLOCK_MONOTONIC), end) < 0,
-			      "the setter neither stopped nor ended");
-		sleep_ms(1);
-	}
 }
 
 START_TEST(nonblocking_check_does_not_wait_for_a_stopped_section)
@@ -81,30 +48,27 @@ START_TEST(nonblocking_check_does_not_wait_for_a_stopped_section)
 		waiter_init(&served, a, 0x41, false, &held_event, 1);
 		waiter_start_blocked(&served);
 		pid = fork_child_fn(stopping_setter, (void *)(intptr_t)k);
-		if (!stopped_or_ended(pid, &status)) {
+		if (!stopped_or_ended(pid, LONG_MS, &status)) {
 			ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 				      "the setter ended with status %#x", status);
 			CK_OK(waiter_join(&served));
 			break; /* k is past the set's last point */
 		}
 		if (atomic_load(&a->objects[0].lock) != 0) {
-			struct check_call call = { .arena = nb };
-			struct timespec end = deadline_ms(limit_ms);
-			pthread_t t = spawn(run_check, &call);
-
+			struct bg_check check;
 			bool on_time;
+			int rc;
 
 			caught++;
-			while (!atomic_load(&call.done) && ts_cmp(ts_now(CLOCK_MONOTONIC), end) < 0)
-				sleep_ms(1);
-			on_time = atomic_load(&call.done);
+			bg_check_start(&check, nb);
+			on_time = bg_check_wait(&check, limit_ms);
 			kill(pid, SIGCONT);
-			join(t);
+			rc = bg_check_join(&check);
 			ck_assert_msg(on_time, "point %ld: the check slept on the stopped holder "
-				      "(%ld ms, then it returned %s)", k, limit_ms, errname(call.rc));
-			ck_assert_msg(call.rc == -EAGAIN,
+				      "(%ld ms, then it returned %s)", k, limit_ms, errname(rc));
+			ck_assert_msg(rc == -EAGAIN,
 				      "point %ld: the check returned %s (%s), not -EAGAIN, with slot "
-				      "0's holder stopped", k, errname(call.rc), call.report);
+				      "0's holder stopped", k, errname(rc), check.report);
 		} else {
 			kill(pid, SIGCONT);
 		}
