@@ -71,6 +71,12 @@ extern struct group group_uncontended, group_pingpong, group_waitany, group_herd
 extern struct group group_large_create, group_large_wait, group_waitany_first;
 extern struct group group_waitall8, group_waitall64;
 
+/* The row ran its runs and none failed: its figures mean something. */
+static inline bool row_measured(const struct row *r)
+{
+	return r->done > 0 && !r->failed;
+}
+
 /* ---- checks (check.c) ---- */
 
 /* The row being run, for messages and the watchdog. */

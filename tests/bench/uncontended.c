@@ -2,12 +2,14 @@
 /*
  * winsync-bench group (1), uncontended: ws_event_set + ws_wait_any with a
  * past deadline on one auto-reset event (each pair signals and consumes
- * it), against a pthread mutex lock + unlock pair.
+ * it), against a pthread mutex lock + unlock pair and the floor of an
+ * exact set + take (floor.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "bench.h"
+#include "floor.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -84,9 +86,18 @@ static void teardown(void)
 static struct row rows[] = {
 	{ .who = "winsync", .what = "event set + wait_any(1, past deadline)", .base_iters = 2e6, .run = run_ws_uncontended },
 	{ .who = "pthread", .what = "mutex lock + unlock", .base_iters = 2e7, .run = run_pthread_mutex },
+	{ .who = "floor", .what = "set + take: load, check, CAS, twice", .base_iters = 2e7, .run = floor_run_one },
 };
+
+/* The target (1.25x pthread) beside what the floor row costs. */
+static void footer(void)
+{
+	if (row_measured(&rows[1]) && row_measured(&rows[2]))
+		floor_footer(1, "set + take / pthread lock + unlock", rows[2].st.median,
+			     rows[1].st.median, 1.25);
+}
 
 struct group group_uncontended = {
 	.title = "(1) uncontended signal + consume", .op = "1 op = 1 pair",
-	.rows = rows, .nrows = 2, .setup = setup, .teardown = teardown,
+	.rows = rows, .nrows = 3, .setup = setup, .teardown = teardown, .footer = footer,
 };

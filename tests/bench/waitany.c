@@ -2,12 +2,14 @@
 /*
  * winsync-bench groups (3) and (9): ws_wait_any polling 64 auto-reset
  * events of which only the last (3) or only the first (9) is signaled,
- * against polling 1 event.
+ * against polling 1 event, and the floors of both (floor.c): what a scan of
+ * 64 heads, and a compare of 64 handles with a kept list, cost here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "bench.h"
+#include "floor.h"
 
 #include <inttypes.h>
 
@@ -58,20 +60,43 @@ static void teardown(void)
 static struct row rows[] = {
 	{ .who = "winsync", .what = "64 objects, #63 signaled: set + wait_any", .base_iters = 1e5, .run = run_ws_any64 },
 	{ .who = "winsync", .what = "1 object: set + wait_any", .base_iters = 2e6, .run = run_ws_any1 },
+	{ .who = "floor", .what = "64 words, #63 set: two looks + CAS", .base_iters = 2e5, .run = floor_run_scan_exact },
+	{ .who = "floor", .what = "64 words, #63 set: one look + CAS", .base_iters = 2e5, .run = floor_run_scan_once },
 };
+
+/* Even the floors' scans over winsync's one object, beside the target (2.0x). */
+static void footer(void)
+{
+	if (!row_measured(&rows[1]))
+		return;
+	if (row_measured(&rows[2]))
+		floor_footer(3, "exact scan of 64 / winsync's 1 object", rows[2].st.median,
+			     rows[1].st.median, 2.0);
+	if (row_measured(&rows[3]))
+		floor_footer(3, "one look at 64 (inexact) / winsync's 1 object", rows[3].st.median,
+			     rows[1].st.median, 2.0);
+}
 
 struct group group_waitany = {
 	.title = "(3) wait_any poll, 64 objects vs 1", .op = "1 op = 1 set + 1 wait",
-	.rows = rows, .nrows = 2, .setup = setup, .teardown = teardown,
+	.rows = rows, .nrows = 4, .setup = setup, .teardown = teardown, .footer = footer,
 };
 
 /* The first ready object ends the scan: the other 63 need only be valid handles. */
 static struct row first_rows[] = {
 	{ .who = "winsync", .what = "64 objects, #0 signaled: set + wait_any", .base_iters = 5e5, .run = run_ws_any64_first },
 	{ .who = "winsync", .what = "1 object: set + wait_any", .base_iters = 2e6, .run = run_ws_any1 },
+	{ .who = "floor", .what = "64 handles known valid, #0 set + taken", .base_iters = 2e6, .run = floor_run_first_known },
 };
+
+static void first_footer(void)
+{
+	if (row_measured(&first_rows[1]) && row_measured(&first_rows[2]))
+		floor_footer(9, "64 handles known valid / winsync's 1 object", first_rows[2].st.median,
+			     first_rows[1].st.median, 1.15);
+}
 
 struct group group_waitany_first = {
 	.title = "(9) wait_any poll, 64 objects with #0 signaled vs 1", .op = "1 op = 1 set + 1 wait",
-	.rows = first_rows, .nrows = 2, .setup = setup, .teardown = teardown,
+	.rows = first_rows, .nrows = 3, .setup = setup, .teardown = teardown, .footer = first_footer,
 };
