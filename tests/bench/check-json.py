@@ -110,7 +110,12 @@ for r in pairs:
 # --only: the rows of those groups and no others.
 check(doc.get("clock") == "monotonic", f"clock {doc.get('clock')}")
 doc, _ = run("--only", "3,10", "--cpu-clock")
-check(sorted(r["group"] for r in doc.get("rows", [])) == [3, 3, 10, 10], "--only 3,10")
+timed = sorted(r["group"] for r in doc.get("rows", []) if r.get("unit") == "ns/op")
+floors = [r for r in doc.get("rows", []) if r.get("unit") == "ratio"]
+check(timed == [3, 3, 3, 3, 10, 10], f"--only 3,10: ns/op rows of groups {timed}")
+# (3)'s footer: the floor's own ratios beside the target, as rows of unit "ratio".
+check(len(floors) == 2 and all(r["group"] == 3 and r["who"] == "floor" and r["value"] > 0
+                                and r["target"] == 2.0 for r in floors), f"--only 3,10: floor rows {floors}")
 check(doc.get("clock") == "thread-cpu", f"--cpu-clock: clock {doc.get('clock')}")
 
 for e in errors:
