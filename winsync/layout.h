@@ -261,7 +261,7 @@ struct ws_arena_header {
 	uint32_t records;
 	_Alignas(8) uint64_t objects_offset;
 	_Alignas(8) uint64_t records_offset;
-	/* Closes, counted once the object's head is written: a memo of a valid list (memo.h) holds while it stays. */
+	/* Closes, counted while the object is locked, before its head is written: a memo of a valid list (memo.h) holds while it stays. */
 	_Alignas(8) _Atomic uint64_t closes;
 	uint32_t reserved0[4];
 	/* Under the lock. */

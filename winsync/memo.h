@@ -7,14 +7,22 @@
  * handles costs several times the rest of the wait.  A thread that waits on
  * the same list again, as a frame loop polls, needs no new check: a handle
  * stops being valid only when its object is closed, and ws_close moves the
- * arena's count of closes after it writes the object's head (and before it
- * commits, so that a closer's death cannot leave the count behind).  A
- * check reads the count first: a close that made one of its handles
- * invalid either wrote the head before the check read it (the check
- * fails), or moves the count after the read.  So a list found valid after
- * the count read N is valid while the count reads N.  (Moved before the
- * head, a check between the two would find the handle valid and keep the
- * new count.)
+ * arena's count of closes while it holds the object LOCKED, before it
+ * writes the closed head (and before it commits, so that a closer's death
+ * cannot leave the count behind).
+ *
+ * A check reads the count (N) before the heads, and the list is kept only
+ * if every head read valid and none LOCKED: a close that moved the count
+ * before the read had locked its object before that, so the check saw it
+ * LOCKED or closed; one that moves it later leaves it above N.  So a kept
+ * list is valid while the count reads N.  (With the count moved after the
+ * head, a wait could see the closed handle's set, or another thread's set
+ * that followed it, while the count still read N.)
+ *
+ * A wait that uses the memo reads the count after the heads it acts on (an
+ * acquire fence between): N then means no handle of the list was closed
+ * before the instant the wait takes effect.  (Read before them, a close and
+ * a set landing between the two reads let the wait take the set object.)
  *
  * One memo per thread (this process's memory, never shared), for one
  * arena at a time.
@@ -29,13 +37,13 @@
 /* Shorter lists are checked faster than compared. */
 #define WS_MEMO_MIN_HANDLES 4
 
-/* The count of closes now: read before the check whose result is to be kept. */
+/* The count of closes now: before a check's heads, after a wait's (see above). */
 static inline uint64_t ws_closes_now(const ws_arena *arena)
 {
 	return atomic_load_explicit(&arena->header->closes, memory_order_seq_cst);
 }
 
-/* Moves the count of closes: after the closed object's head is written. */
+/* Moves the count of closes: with the object locked, before its head is written. */
 static inline void ws_closes_move(ws_arena *arena)
 {
 	atomic_fetch_add_explicit(&arena->header->closes, 1, memory_order_seq_cst);
@@ -47,7 +55,7 @@ static inline void ws_closes_move(ws_arena *arena)
  */
 bool ws_memo_holds(const ws_arena *arena, const ws_handle *handles, uint32_t count,
 		   uint64_t closes, bool distinct);
-/* Keeps handles[0, count), just found valid (and `distinct`) after `closes` was read. */
+/* Keeps handles[0, count), just found valid, none LOCKED (and `distinct`), after `closes` was read. */
 void ws_memo_keep(const ws_arena *arena, const ws_handle *handles, uint32_t count,
 		  uint64_t closes, bool distinct);
 

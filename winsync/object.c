@@ -85,9 +85,10 @@ int ws_close(ws_arena *arena, ws_handle handle)
 		if (gen > ws_gen_mask(arena))
 			gen = 0;
 		ws_queue_drop(&c, slot);
-		ws_head_write(obj, gen, 0);
-		/* After the head, before the commit: memo.h says why. */
+		/* Locked, before the head: memo.h says why. */
 		ws_closes_move(arena);
+		WS_FAULT();
+		ws_head_write(obj, gen, 0);
 		ws_put(&obj->aux, 0);
 		ws_store(&c, &arena->header->live, arena->header->live - 1);
 		ws_slot_free(&c, slot);

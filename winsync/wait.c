@@ -161,10 +161,14 @@ static inline bool unchanged(struct ws_object *const *where, const uint64_t *see
  * The first of handles[from, count) that does not name a live object of its
  * generation (a free or retired slot has no type, or a generation no live
  * handle has): after the object to take is found, the rest are only checked.
+ * *locked: one of them was being edited (perhaps closed: memo.h), so the
+ * list is not to be kept.
  */
 static inline uint32_t first_invalid(struct scan_view v, const ws_handle *handles, uint32_t from,
-				     uint32_t count)
+				     uint32_t count, bool *locked)
 {
+	uint32_t edited = 0;
+
 	for (uint32_t i = from; i < count; i++) {
 		ws_handle handle = handles[i];
 		uint32_t s = handle & v.index_mask, tag;
@@ -172,10 +176,12 @@ static inline uint32_t first_invalid(struct scan_view v, const ws_handle *handle
 		if (out_of_range(v, s))
 			return i;
 		tag = ws_head_tag(view_head(v, s));
+		edited |= tag;
 		/* The generation matches and the type is not NONE, in two tests. */
 		if (((tag & WS_HEAD_GEN_MASK) ^ (handle >> v.index_bits)) | !(tag & WS_HEAD_TYPE_MASK))
 			return i;
 	}
+	*locked = edited & WS_HEAD_LOCKED;
 	return count;
 }
 
@@ -257,19 +263,19 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 					(1u << index_bits) - 1, all_slots };
 	uint64_t seen[WS_MAX_WAIT_OBJECTS];
 	struct ws_object *where[WS_MAX_WAIT_OBJECTS];
-	/* The same list as last time, and no close since: the handles need no check. */
 	const bool memo = count >= WS_MEMO_MIN_HANDLES;
-	const uint64_t closes = memo ? ws_closes_now(arena) : 0;
-	const bool known_valid = memo && ws_memo_holds(arena, handles, count, closes, false);
 
 	*done = false;
 	for (int tries = 0; tries < WS_FAST_TRIES; tries++) {
 		uint32_t first = UINT32_MAX, i, bad, slot;
 		uint64_t head = 0, alert_head = 0;
-		bool unsure = false;
+		/* Before the heads: the count a list found valid by this try is kept with. */
+		const uint64_t closes_before = memo ? ws_closes_now(arena) : 0;
+		bool unsure = false, known_valid = false, locked = false;
 		enum scan alert = SCAN_NOT_READY;
 		int ret;
 
+		WS_FAULT();
 		if (wait->alert) {
 			uint32_t s = wait->alert & view.index_mask;
 
@@ -299,18 +305,30 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 			break;
 		}
 		/* The rest need only be valid handles. */
-		if (i < count && first == UINT32_MAX && !unsure)
+		if (i < count && first == UINT32_MAX && !unsure) {
 			bad = i;
-		else
-			bad = known_valid ? count : first_invalid(view, handles, i, count);
+		} else {
+			/*
+			 * The same list as last time, and no close since: the rest need
+			 * no check.  The count is read after the heads (memo.h): a close
+			 * seen before the chosen object was signaled has moved it.
+			 */
+			if (memo) {
+				atomic_thread_fence(memory_order_acquire);
+				known_valid = ws_memo_holds(arena, handles, count,
+							    ws_closes_now(arena), false);
+			}
+			bad = known_valid ? count : first_invalid(view, handles, i, count, &locked);
+		}
 		if (bad < count) {
 			ret = ws_handle_lookup(arena, handles[bad], WS_TYPE_NONE, &slot, &head);
 			if (ret)
 				return ret;
 			return 0; /* a race with a close and create: the locked path decides */
 		}
-		if (memo && !known_valid)
-			ws_memo_keep(arena, handles, count, closes, false);
+		/* Kept only if no head was being edited: the prefix's were idle or ready. */
+		if (memo && !known_valid && !unsure && !locked)
+			ws_memo_keep(arena, handles, count, closes_before, false);
 		if (unsure)
 			return 0;
 		if (first == UINT32_MAX) {
@@ -825,16 +843,20 @@ static int check_wait_all_handles(ws_arena *arena, const struct wait_plan *plan)
 	uint64_t head;
 	int ret;
 
+	uint32_t edited = 0;
+
 	/* Known: only the alert, the last entry, is left. */
 	for (uint32_t i = known ? wait->count : 0; i < plan->shape.entries; i++) {
 		ret = ws_handle_lookup(arena, plan_handle(plan, i), entry_type(plan, i), &slot, &head);
 		if (ret)
 			return ret;
+		edited |= ws_head_tag(head);
 	}
 	if (known)
 		return 0;
 	ret = check_distinct(arena, plan);
-	if (!ret && memo)
+	/* Not kept while an object is being edited: it may be being closed (memo.h). */
+	if (!ret && memo && !(edited & WS_HEAD_LOCKED))
 		ws_memo_keep(arena, wait->objects, wait->count, closes, true);
 	return ret;
 }
