@@ -185,6 +185,13 @@ static inline uint32_t first_invalid(struct scan_view v, const ws_handle *handle
 	return count;
 }
 
+/* The count of closes, read after every head this try read (memo.h). */
+static inline uint64_t closes_after_heads(ws_arena *arena)
+{
+	atomic_thread_fence(memory_order_acquire);
+	return ws_closes_now(arena);
+}
+
 /* What the uncontended path makes of one object that is not plainly idle. */
 enum scan {
 	SCAN_NOT_READY,
@@ -313,11 +320,9 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 			 * no check.  The count is read after the heads (memo.h): a close
 			 * seen before the chosen object was signaled has moved it.
 			 */
-			if (memo) {
-				atomic_thread_fence(memory_order_acquire);
+			if (memo)
 				known_valid = ws_memo_holds(arena, handles, count,
-							    ws_closes_now(arena), false);
-			}
+							    closes_after_heads(arena), false);
 			bad = known_valid ? count : first_invalid(view, handles, i, count, &locked);
 		}
 		if (bad < count) {
