@@ -270,14 +270,19 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 					(1u << index_bits) - 1, all_slots };
 	uint64_t seen[WS_MAX_WAIT_OBJECTS];
 	struct ws_object *where[WS_MAX_WAIT_OBJECTS];
+	/*
+	 * The same list as last time, and no close since: the handles after the
+	 * chosen one need no check.  The count is read before the heads (a list
+	 * found valid is kept with it) and again after them (memo.h).
+	 */
 	const bool memo = count >= WS_MEMO_MIN_HANDLES;
+	const uint64_t closes = memo ? ws_closes_now(arena) : 0;
+	const bool kept = memo && ws_memo_holds(arena, handles, count, closes, false);
 
 	*done = false;
 	for (int tries = 0; tries < WS_FAST_TRIES; tries++) {
 		uint32_t first = UINT32_MAX, i, bad, slot;
 		uint64_t head = 0, alert_head = 0;
-		/* Before the heads: the count a list found valid by this try is kept with. */
-		const uint64_t closes_before = memo ? ws_closes_now(arena) : 0;
 		bool unsure = false, known_valid = false, locked = false;
 		enum scan alert = SCAN_NOT_READY;
 		int ret;
@@ -315,14 +320,8 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 		if (i < count && first == UINT32_MAX && !unsure) {
 			bad = i;
 		} else {
-			/*
-			 * The same list as last time, and no close since: the rest need
-			 * no check.  The count is read after the heads (memo.h): a close
-			 * seen before the chosen object was signaled has moved it.
-			 */
-			if (memo)
-				known_valid = ws_memo_holds(arena, handles, count,
-							    closes_after_heads(arena), false);
+			/* A close seen before the chosen object was signaled has moved it. */
+			known_valid = kept && closes_after_heads(arena) == closes;
 			bad = known_valid ? count : first_invalid(view, handles, i, count, &locked);
 		}
 		if (bad < count) {
@@ -333,7 +332,7 @@ try_any(ws_arena *arena, const struct ws_wait *wait, const uint32_t index_bits,
 		}
 		/* Kept only if no head was being edited: the prefix's were idle or ready. */
 		if (memo && !known_valid && !unsure && !locked)
-			ws_memo_keep(arena, handles, count, closes_before, false);
+			ws_memo_keep(arena, handles, count, closes, false);
 		if (unsure)
 			return 0;
 		if (first == UINT32_MAX) {
