@@ -4,7 +4,8 @@
  *
  * A wait_any first scans its objects without the lock and takes the first
  * ready one with a compare-exchange of its head: the uncontended path, no
- * system call.  The scan reads the heads before the chosen one twice, the
+ * system call.  (One object, or a list known valid whose first object is
+ * ready, need no scan: try_single and try_first_known.)  The scan reads the heads before the chosen one twice, the
  * second time after all of the first look: unchanged (their stamps say so:
  * layout.h), they were all not ready at the end of the first look, when the
  * chosen one was ready, and the compare-exchange succeeds only if that one
@@ -396,6 +397,34 @@ static inline __attribute__((always_inline)) int try_single(ws_arena *arena,
 		return 0;
 	}
 	return TRY_LOCKED;
+}
+
+/*
+ * A wait on a list this thread found valid before (memo.h), whose first
+ * object is a ready semaphore or event: there is nothing before it to look
+ * at twice and nothing after it to check, so it is taken as try_single
+ * takes one object.  TRY_MANY for anything else: try_any decides.
+ * The count of closes is read before the head and again after it: equal,
+ * no handle of the list was closed before the head was read.
+ */
+static inline __attribute__((always_inline)) int try_first_known(ws_arena *arena,
+								  const struct ws_wait *wait,
+								  uint32_t *index)
+{
+	const uint64_t closes = ws_closes_now(arena);
+	uint32_t slot;
+	uint64_t head;
+
+	WS_FAULT();
+	if (ws_handle_lookup(arena, wait->objects[0], WS_TYPE_NONE, &slot, &head) ||
+	    ws_head_type(head) == WS_TYPE_MUTEX || (ws_head_tag(head) & WS_HEAD_LOCKED) ||
+	    !ws_valued_head_ready(head, wait->owner) ||
+	    !ws_memo_holds(arena, wait->objects, wait->count, closes, false) ||
+	    closes_after_heads(arena) != closes ||
+	    take_uncontended(arena, slot, head, wait->owner))
+		return TRY_MANY;
+	*index = 0;
+	return 0;
 }
 
 /*
@@ -821,8 +850,12 @@ int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	ret = check_wait(arena, wait, index);
 	if (ret)
 		return ret;
-	if (wait->count != 1 || wait->alert)
+	if (wait->count != 1 || wait->alert) {
+		if (!wait->alert && wait->count >= WS_MEMO_MIN_HANDLES &&
+		    try_first_known(arena, wait, index) == 0)
+			return 0;
 		return wait_any_many(arena, wait, index);
+	}
 	ret = try_single(arena, wait, index);
 	if (ret == TRY_MANY)
 		return wait_any_many(arena, wait, index);
