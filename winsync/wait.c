@@ -837,6 +837,9 @@ static __attribute__((noinline)) int wait_any_many(ws_arena *arena, const struct
 	bool done;
 	int ret;
 
+	if (!wait->alert && wait->count >= WS_MEMO_MIN_HANDLES &&
+	    try_first_known(arena, wait, index) == 0)
+		return 0;
 	ret = try_any_shaped(arena, wait, index, &done);
 	if (done || ret)
 		return ret;
@@ -850,12 +853,8 @@ int ws_wait_any(ws_arena *arena, const struct ws_wait *wait, uint32_t *index)
 	ret = check_wait(arena, wait, index);
 	if (ret)
 		return ret;
-	if (wait->count != 1 || wait->alert) {
-		if (!wait->alert && wait->count >= WS_MEMO_MIN_HANDLES &&
-		    try_first_known(arena, wait, index) == 0)
-			return 0;
+	if (wait->count != 1 || wait->alert)
 		return wait_any_many(arena, wait, index);
-	}
 	ret = try_single(arena, wait, index);
 	if (ret == TRY_MANY)
 		return wait_any_many(arena, wait, index);
