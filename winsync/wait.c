@@ -5,12 +5,12 @@
  * A wait_any first scans its objects without the lock and takes the first
  * ready one with a compare-exchange of its head: the uncontended path, no
  * system call.  (One object, or a list known valid whose first object is
- * ready, need no scan: try_single and try_first_known.)  The scan reads the heads before the chosen one twice, the
- * second time after all of the first look: unchanged (their stamps say so:
- * layout.h), they were all not ready at the end of the first look, when the
- * chosen one was ready, and the compare-exchange succeeds only if that one
- * has not changed since.  So the wait takes effect at one instant, as NT's
- * does.  Otherwise (and for every wait_all) it enters the critical
+ * ready, need no scan: try_single and try_first_known.)  The scan reads the
+ * heads before the chosen one twice, the second time after all of the first
+ * look: unchanged (their stamps say so: layout.h), they were all not ready
+ * at the end of the first look, when the chosen one was ready, and the
+ * compare-exchange succeeds only if that one has not changed since.  So the
+ * wait takes effect at one instant, as NT's does.  Otherwise (and for every wait_all) it enters the critical
  * section, locks its objects, and either acquires there or queues an entry
  * on each and sleeps on its record's own `wake` word until a signaler hands
  * it an object (queue.h) or its deadline passes, when it gives up without
@@ -877,9 +877,8 @@ static int check_wait_all_handles(ws_arena *arena, const struct wait_plan *plan)
 	const bool known = memo && ws_memo_holds(arena, wait->objects, wait->count, closes, true);
 	uint32_t slot;
 	uint64_t head;
+	uint32_t edited = 0; /* every head's tag, or'ed: was one LOCKED? */
 	int ret;
-
-	uint32_t edited = 0;
 
 	/* Known: only the alert, the last entry, is left. */
 	for (uint32_t i = known ? wait->count : 0; i < plan->shape.entries; i++) {
