@@ -10,11 +10,11 @@
  * look: unchanged (their stamps say so: layout.h), they were all not ready
  * at the end of the first look, when the chosen one was ready, and the
  * compare-exchange succeeds only if that one has not changed since.  So the
- * wait takes effect at one instant, as NT's does.  Otherwise (and for every wait_all) it enters the critical
- * section, locks its objects, and either acquires there or queues an entry
- * on each and sleeps on its record's own `wake` word until a signaler hands
- * it an object (queue.h) or its deadline passes, when it gives up without
- * the lock (waiter.h).
+ * wait takes effect at one instant, as NT's does.  Otherwise (and for every
+ * wait_all) it enters the critical section, locks its objects, and either
+ * acquires there or queues an entry on each and sleeps on its record's own
+ * `wake` word until a signaler hands it an object (queue.h) or its deadline
+ * passes, when it gives up without the lock (waiter.h).
  *
  * A blocked waiter is woken by nothing but its own business: a hand-off, its
  * deadline, or the death of a thread it depends on, which the kernel reports
