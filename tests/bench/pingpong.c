@@ -3,12 +3,16 @@
  * winsync-bench group (2), ping-pong between two threads: A sets E1 and
  * waits E2, B waits E1 and sets E2, through two winsync auto-reset events,
  * against a raw futex ping-pong (two u32 words, FUTEX_WAKE/FUTEX_WAIT
- * private) and against eventfd + poll + read (the esync mechanism).
+ * private) and against eventfd + poll + read (the esync mechanism).  The
+ * floor row is the raw ping-pong as winsync must block: shared futex words
+ * (a waiter's word is woken by the kernel when a giver dies: txn.h),
+ * waited on with futex_waitv (every wait blocks in futex_waitv).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "bench.h"
+#include "floor.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +27,7 @@
 #include <linux/futex.h>
 
 static ws_handle ping, pong;              /* winsync */
-static _Atomic uint32_t fword[2];         /* futex reference */
+static _Atomic uint32_t fword[2];         /* futex reference, and the floor's words */
 static int efd[2] = { -1, -1 };           /* eventfd reference */
 
 /*
@@ -100,6 +104,34 @@ static void futex_pp_clear(void)
 	atomic_store(&fword[1], 0);
 }
 
+/* The floor: the same words, shared (not private), waited on with futex_waitv. */
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+
+static int floor_pp_signal(int k)
+{
+	atomic_store_explicit(&fword[k], 1, memory_order_release);
+	return sys_futex(&fword[k], FUTEX_WAKE, 1) < 0 ? -errno : 0;
+}
+
+static int floor_pp_wait(int k, uint32_t owner)
+{
+	struct futex_waitv w = { .val = 0, .uaddr = (uintptr_t)&fword[k], .flags = FUTEX_32 };
+
+	(void)owner;
+	for (;;) {
+		uint32_t one = 1;
+
+		if (atomic_compare_exchange_strong_explicit(&fword[k], &one, 0,
+							    memory_order_acquire, memory_order_relaxed))
+			return 0;
+		if (syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC) < 0 &&
+		    errno != EAGAIN && errno != EINTR)
+			return -errno;
+	}
+}
+
 /* eventfd (non-blocking, as esync): write 1; the other side polls, then reads. */
 static int efd_pp_signal(int k)
 {
@@ -141,6 +173,7 @@ static void efd_pp_clear(void)
 static const struct pp_ops ws_pp = { ws_pp_signal, ws_pp_wait, ws_pp_clear };
 static const struct pp_ops futex_pp = { futex_pp_signal, futex_pp_wait, futex_pp_clear };
 static const struct pp_ops efd_pp = { efd_pp_signal, efd_pp_wait, efd_pp_clear };
+static const struct pp_ops floor_pp = { floor_pp_signal, floor_pp_wait, futex_pp_clear };
 
 struct pp_run {
 	const struct pp_ops *ops;
@@ -261,6 +294,7 @@ static bool run_ws_spin_pingpong(uint64_t n, uint64_t *ns)
 	return ok;
 }
 static bool run_efd_pingpong(uint64_t n, uint64_t *ns) { return run_pingpong(&efd_pp, n, ns); }
+static bool run_floor_pingpong(uint64_t n, uint64_t *ns) { return run_pingpong(&floor_pp, n, ns); }
 
 static int setup(void)
 {
@@ -287,14 +321,20 @@ static void teardown(void)
 
 static struct row rows[];
 
-/* Spinning against the floor: its wall and CPU time over raw futex's. */
+/*
+ * Spinning against raw futex: its wall and CPU time over futex's; and the
+ * floor's own ratio to futex beside the target (1.10x).
+ */
 static void footer(void)
 {
-	const struct row *spin = &rows[1], *futex = &rows[2];
+	const struct row *spin = &rows[1], *futex = &rows[2], *floor = &rows[4];
 
-	if (!spin->failed && !futex->failed)
+	if (row_measured(spin) && row_measured(futex))
 		printf("    WS_ARENA_SPIN over futex: %.2fx the time, %.2fx the CPU time\n",
 		       spin->st.median / futex->st.median, spin->cpu.median / futex->cpu.median);
+	if (row_measured(floor) && row_measured(futex))
+		floor_footer(2, "shared words + futex_waitv / private futex", floor->st.median,
+			     futex->st.median, 1.10);
 }
 
 static struct row rows[] = {
@@ -302,11 +342,12 @@ static struct row rows[] = {
 	{ .who = "winsync", .what = "the same, WS_ARENA_SPIN", .base_iters = 1e4, .run = run_ws_spin_pingpong },
 	{ .who = "futex", .what = "2 words, FUTEX_WAKE + FUTEX_WAIT", .base_iters = 1e4, .run = run_futex_pingpong },
 	{ .who = "eventfd", .what = "2 eventfds, write + poll + read (esync)", .base_iters = 1e4, .run = run_efd_pingpong },
+	{ .who = "floor", .what = "2 shared words, FUTEX_WAKE + futex_waitv", .base_iters = 1e4, .run = run_floor_pingpong },
 };
 
 struct group group_pingpong = {
 	.title = "(2) ping-pong between two threads", .op = "1 op = 1 round trip",
-	.rows = rows, .nrows = 4, .setup = setup, .teardown = teardown, .cpu_time = true,
+	.rows = rows, .nrows = 5, .setup = setup, .teardown = teardown, .cpu_time = true,
 	.footer = footer,
 	.noisy_hint = "the threads sometimes shared one CPU (a cheap switch), sometimes ran on two\n"
 		      "      (a cross-CPU wake-up, slow on virtual CPUs); compare --pin and taskset -c 0",
