@@ -6,6 +6,8 @@
  */
 #include "rt.h"
 
+#include "../../winsync/arena.h" /* white-box: a handle's generation, the last one */
+
 #include <string.h>
 
 void rt_table_op(struct rt_ctx *c, enum rt_kind kind);
@@ -200,12 +202,32 @@ int rt_create_call(struct rt_ctx *c, enum rt_type type, uint32_t v1, uint32_t v2
 	*opp = op;
 	if (rc == -ENOSPC) {
 		int64_t most = atomic_load(&rt_shm->live_ub) - closes_before;
+		/* A slot past its last generation retires: it is never given out again. */
+		int64_t usable = (int64_t)rt_shm->mode.capacity - atomic_load(&rt_shm->retired_ub);
 
-		if (most < (int64_t)rt_shm->mode.capacity)
+		if (most < usable)
 			rt_fail(c, "-ENOSPC below capacity",
-				"%s: -ENOSPC with at most %lld live objects, capacity %u",
-				rt_call_name(calls[type]), (long long)most, rt_shm->mode.capacity);
+				"%s: -ENOSPC with at most %lld live objects, capacity %u, "
+				"%lld slots retired at most",
+				rt_call_name(calls[type]), (long long)most, rt_shm->mode.capacity,
+				(long long)((int64_t)rt_shm->mode.capacity - usable));
 	}
+	return rc;
+}
+
+int rt_counted_close(ws_arena *arena, ws_handle h)
+{
+	bool last = arena && (h & arena->index_mask) < arena->slots &&
+		    h >> arena->index_bits == ws_gen_mask(arena);
+	int rc;
+
+	if (last)
+		atomic_fetch_add(&rt_shm->retired_ub, 1);
+	rc = ws_close(arena, h);
+	if (rc == 0)
+		atomic_fetch_add(&rt_shm->closes_done, 1);
+	else if (last)
+		atomic_fetch_sub(&rt_shm->retired_ub, 1);
 	return rc;
 }
 
@@ -216,12 +238,10 @@ bool rt_close_call(struct rt_ctx *c, ws_handle h, uint32_t allowed_set, const ch
 
 	op->a[0] = h;
 	op->a[5] = c->cur == NULL;
-	rc = ws_close(c->cur, h);
+	rc = rt_counted_close(c->cur, h);
 	rt_end(c, op, rc);
-	if (rc == 0) {
-		atomic_fetch_add(&rt_shm->closes_done, 1);
+	if (rc == 0)
 		rt_closed_add(h);
-	}
 	return rt_expect(c, op, rc, allowed_set, what) && rc == 0;
 }
 

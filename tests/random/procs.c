@@ -322,12 +322,10 @@ static bool finish_dead(struct coord *k, int slot)
 		op = rt_begin(c, C_CLOSE);
 		op->a[0] = h;
 		c->cur = c->arena;
-		rc = ws_close(c->arena, h);
+		rc = rt_counted_close(c->arena, h);
 		rt_end(c, op, rc);
 		if (rc == -EAGAIN)
 			return false;
-		if (rc == 0)
-			atomic_fetch_add(&rt_shm->closes_done, 1);
 		rt_expect(c, op, rc, B(RC_OK) | B(RC_EBADF), "close of a dead actor's object");
 		atomic_store(slotp, 0);
 	}

@@ -182,6 +182,7 @@ struct rt_shm {
 	_Atomic int32_t print_lock;
 	_Atomic int64_t live_ub;     /* creates started and not failed, by every process */
 	_Atomic int64_t closes_done; /* successful closes */
+	_Atomic int64_t retired_ub;  /* closes of a slot's last generation started and not failed */
 	_Atomic uint32_t closed_next;
 	_Atomic ws_handle closed[RT_CLOSED_RING];
 	struct rt_table_entry table[RT_TABLE_MAX];
@@ -318,6 +319,13 @@ ws_arena *rt_pick_arena(struct rt_ctx *c);
 uint32_t rt_pick_owner(struct rt_ctx *c, bool mutexes);
 int rt_create_call(struct rt_ctx *c, enum rt_type type, uint32_t v1, uint32_t v2, bool null_out,
 		   ws_handle *out, struct rt_oprec **opp);
+/*
+ * ws_close(arena, h), counted: closes_done on success, and retired_ub for a
+ * handle of its slot's last generation (the slot retires: ENOSPC may come
+ * below capacity), counted before the call so that a close in flight or
+ * cut short by a death is counted too.
+ */
+int rt_counted_close(ws_arena *arena, ws_handle h);
 bool rt_close_call(struct rt_ctx *c, ws_handle h, uint32_t allowed, const char *what);
 
 /* waits.c */
