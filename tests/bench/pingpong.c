@@ -74,6 +74,15 @@ static long sys_futex(_Atomic uint32_t *word, int op, uint32_t val)
 	return syscall(SYS_futex, (uint32_t *)word, op, val, NULL, NULL, 0);
 }
 
+/* Takes word k's signal (1 -> 0): false if it has none. */
+static bool take_fword(int k)
+{
+	uint32_t one = 1;
+
+	return atomic_compare_exchange_strong_explicit(&fword[k], &one, 0, memory_order_acquire,
+						       memory_order_relaxed);
+}
+
 static int futex_pp_signal(int k)
 {
 	atomic_store_explicit(&fword[k], 1, memory_order_release);
@@ -84,10 +93,7 @@ static int futex_pp_wait(int k, uint32_t owner)
 {
 	(void)owner;
 	for (;;) {
-		uint32_t one = 1;
-
-		if (atomic_compare_exchange_strong_explicit(&fword[k], &one, 0,
-							    memory_order_acquire, memory_order_relaxed))
+		if (take_fword(k))
 			return 0;
 		if (sys_futex(&fword[k], FUTEX_WAIT_PRIVATE, 0) < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
@@ -121,10 +127,7 @@ static int floor_pp_wait(int k, uint32_t owner)
 
 	(void)owner;
 	for (;;) {
-		uint32_t one = 1;
-
-		if (atomic_compare_exchange_strong_explicit(&fword[k], &one, 0,
-							    memory_order_acquire, memory_order_relaxed))
+		if (take_fword(k))
 			return 0;
 		if (syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC) < 0 &&
 		    errno != EAGAIN && errno != EINTR)

@@ -89,16 +89,25 @@ static void renew(ws_arena *a, bool closed)
 	CK_OK(ws_event_reset(a, list[0], NULL));
 }
 
-START_TEST(waiter_stopped_in_its_wait_sees_the_close)
+/* A named arena with the list's events, and *nb: a WS_ARENA_NONBLOCK pointer to it. */
+static ws_arena *list_arena(const char *tag, ws_arena **nb)
 {
-	ws_arena *a = named_arena(name, sizeof name, "memowin", 64), *nb = NULL;
-	long k;
-	int acted = 0, status;
+	ws_arena *a = named_arena(name, sizeof name, tag, 64);
 
 	for (int i = 0; i < LIST; i++)
 		list[i] = mk_event(a, false, false);
-	CK_OK(ws_arena_open(name, &nb));
-	CK_OK(ws_arena_set_flags(nb, WS_ARENA_NONBLOCK));
+	*nb = NULL;
+	CK_OK(ws_arena_open(name, nb));
+	CK_OK(ws_arena_set_flags(*nb, WS_ARENA_NONBLOCK));
+	return a;
+}
+
+START_TEST(waiter_stopped_in_its_wait_sees_the_close)
+{
+	ws_arena *nb, *a = list_arena("memowin", &nb);
+	long k;
+	int acted = 0, status;
+
 	for (k = 1; k < 400; k++) {
 		bool closed = false;
 		pid_t pid;
@@ -134,16 +143,12 @@ END_TEST
 
 START_TEST(closer_stopped_in_its_close_is_seen_by_a_memo)
 {
-	ws_arena *a = named_arena(name, sizeof name, "memocls", 64), *nb = NULL;
+	ws_arena *nb, *a = list_arena("memocls", &nb);
 	const struct timespec past = deadline_past();
 	const struct ws_wait w = poll_of(self_owner(), &past);
 	long k;
 	int acted = 0, status;
 
-	for (int i = 0; i < LIST; i++)
-		list[i] = mk_event(a, false, false);
-	CK_OK(ws_arena_open(name, &nb));
-	CK_OK(ws_arena_set_flags(nb, WS_ARENA_NONBLOCK));
 	for (k = 1; k < 400; k++) {
 		uint32_t idx = UINT32_MAX;
 		pid_t pid;
