@@ -169,8 +169,10 @@ WS_API int ws_event_pulse(ws_arena *arena, ws_handle event, bool *was_signaled);
 WS_API int ws_event_read(ws_arena *arena, ws_handle event, bool *signaled, bool *manual_reset);
 
 /*
- * Destroys the object and frees its slot at once; threads already waiting
- * on it go on waiting (for their other objects, their alert or deadline).
+ * Destroys the object: its handle is -EBADF at once.  Threads already
+ * waiting on it go on waiting, and the object lives on for them as in NT
+ * (a wait_all may still take it with the rest; a dead owner's mutex is
+ * still abandoned to them); its slot is freed once their waits end.
  */
 WS_API int ws_close(ws_arena *arena, ws_handle object);
 
@@ -263,6 +265,7 @@ WS_API int ws_arena_check(ws_arena *arena, char *report, size_t size);
 #define WS_SNAPSHOT_ABANDONED 0x1u  /* mutex abandoned, not acquired since */
 #define WS_SNAPSHOT_BUSY      0x2u  /* a critical section was changing it: values as last seen */
 #define WS_SNAPSHOT_CORRUPT   0x4u  /* its fields or queue disagree at every read (see the report) */
+#define WS_SNAPSHOT_CLOSED    0x8u  /* closed, held for the waits queued on it (ws_close(3)) */
 
 struct ws_snapshot_object {
 	ws_handle handle;

@@ -7,7 +7,7 @@
  *   4  an owner id equal to a live thread's tid still abandons its mutexes
  *   5  a wait that acquires nothing does not change the owner id a thread
  *      is known by
- *   8  -ENOSPC only at `capacity` live objects, whoever waits on a closed one
+ *   8  -ENOSPC only at `capacity` live objects (and closed ones held for waits)
  * and one found since: a record adopted by a non-blocking call that gets
  * -EAGAIN is given back dead, its duties left to the next adopter or reaper.
  */
@@ -120,24 +120,26 @@ START_TEST(enospc_only_at_capacity)
 	for (int i = 0; i < CAP; i++)
 		h[i] = mk_event(a, true, false);
 	CK_RC(ws_event_create(a, true, false, &other), -ENOSPC);
-	/* A waiter blocked for ever on h[0], which is then closed. */
+	/* A waiter blocked for ever on h[0], which is then closed: held for the wait. */
 	waiter_init(&w, a, 0x55, false, h, 1);
 	w.forever = true;
 	waiter_start(&w);
 	waiter_wait_blocked(&w);
 	CK_OK(ws_close(a, h[0]));
-	/* capacity - 1 live objects: creation succeeds. */
-	CK_OK(ws_event_create(a, true, false, &again));
 	CK_RC(ws_event_create(a, true, false, &other), -ENOSPC);
-	/* The new object (maybe in the same slot) is not the waiter's: a set leaves it asleep. */
-	CK_OK(ws_event_set(a, again, NULL));
+	CK_OK(ws_arena_check(a, NULL, 0));
+	/* The closed object's handle is dead at once all the same. */
+	CK_RC(ws_event_set(a, h[0], NULL), -EBADF);
+	CK_RC(ws_close(a, h[0]), -EBADF);
 	sleep_ms(50);
 	ck_assert(!waiter_done(&w));
-	CK_OK(ws_arena_check(a, NULL, 0));
-	/* The closed object's handle stays dead. */
-	CK_RC(ws_event_set(a, h[0], NULL), -EBADF);
+	/* Its wait over, the slot is free for the next create: capacity - 1 live objects. */
 	CK_OK(ws_owner_died(a, 0x55));
 	CK_RC(waiter_join(&w), -ECANCELED);
+	CK_OK(ws_event_create(a, true, false, &again));
+	CK_RC(ws_event_create(a, true, false, &other), -ENOSPC);
+	CK_RC(ws_event_set(a, h[0], NULL), -EBADF);
+	CK_OK(ws_event_set(a, again, NULL));
 	CK_OK(ws_arena_check(a, NULL, 0));
 	ws_arena_close(a);
 }

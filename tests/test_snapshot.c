@@ -166,8 +166,14 @@ START_TEST(waiters_field_by_field)
 	t = thread_of(s, 0x33);
 	th = &s->threads[t];
 	ck_assert(th->flags & WS_SNAPSHOT_REALTIME);
-	ck_assert_uint_eq(th->objects[0], 0); /* closed since */
 	ck_assert_uint_eq(th->objects[1], ev);
+	/* Closed since, held for the wait: named by its closed handle, marked. */
+	ck_assert_uint_eq(th->objects[0], gone);
+	o = object(s, gone);
+	ck_assert(o->flags & WS_SNAPSHOT_CLOSED);
+	ck_assert_uint_eq(o->queued, 1);
+	ck_assert_uint_eq(o->queue[0], t);
+	ck_assert(!(object(s, ev)->flags & WS_SNAPSHOT_CLOSED));
 
 	/* Queues in arrival order. */
 	o = object(s, ev);

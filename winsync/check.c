@@ -46,8 +46,8 @@ static int check_queue(struct check *k, uint32_t slot, struct ws_object *obj)
 
 		if (!entry || n >= queued || n >= bound)
 			return fail(k, "slot %u: queue runs past its %u entries", slot, queued);
-		if (ws_get(&entry->linked) != ws_head_gen(atomic_load_explicit(&obj->head,
-									       memory_order_relaxed)) ||
+		if (ws_get(&entry->linked) !=
+			    ws_queue_gen(obj, atomic_load_explicit(&obj->head, memory_order_relaxed)) ||
 		    ws_get(&entry->object) != slot || ws_get(&entry->prev) != prev)
 			return fail(k, "slot %u: entry %u of record %u badly linked", slot, e, r);
 		prev = id;
@@ -66,6 +66,7 @@ static int check_object(struct check *k, uint32_t slot, uint32_t *live)
 	struct ws_object *obj = &k->arena->objects[slot];
 	uint64_t head = atomic_load_explicit(&obj->head, memory_order_relaxed);
 	uint32_t tag = ws_head_tag(head), value = ws_head_value(head), aux = ws_get(&obj->aux);
+	uint32_t held = ws_get(&obj->held_gen);
 	enum ws_type type = ws_head_type(head);
 
 	if (tag & WS_HEAD_LOCKED)
@@ -76,6 +77,10 @@ static int check_object(struct check *k, uint32_t slot, uint32_t *live)
 			    !!(tag & WS_HEAD_QUEUED), obj->queued);
 	if (type == WS_TYPE_NONE && obj->queued)
 		return fail(k, "slot %u: free with %u entries queued", slot, obj->queued);
+	/* Held after its close: for a generation a handle had, with its type. */
+	if (held && (type == WS_TYPE_NONE || held > ws_gen_mask(k->arena)))
+		return fail(k, "slot %u: held for generation %u, type %u", slot, held,
+			    (unsigned)type);
 	switch (type) {
 	case WS_TYPE_NONE:
 		if (value)
@@ -121,6 +126,34 @@ static int check_free_list(struct check *k)
 	}
 	if (h->free_tail != last)
 		return fail(k, "free list: tail %u, last %u", h->free_tail, last);
+	return 0;
+}
+
+/* The objects held after their close: each marked held, each once. */
+static int check_held_list(struct check *k)
+{
+	ws_arena *arena = k->arena;
+	struct ws_arena_header *h = arena->header;
+	uint32_t next = h->held_head, last = 0, n = 0, marked = 0;
+
+	while (next) {
+		struct ws_object *obj;
+
+		if (next > arena->slots || n++ > arena->slots)
+			return fail(k, "held list: slot %u out of range or a cycle", next);
+		obj = &arena->objects[next - 1];
+		if (!ws_get(&obj->held_gen))
+			return fail(k, "held list: slot %u is not held", next - 1);
+		last = next;
+		next = obj->next_free;
+	}
+	if (h->held_tail != last || h->held != n)
+		return fail(k, "held list: tail %u, last %u, %u listed, header says %u", h->held_tail,
+			    last, n, h->held);
+	for (uint32_t s = 0; s < h->fresh_slots && s < arena->slots; s++)
+		marked += ws_get(&arena->objects[s].held_gen) != 0;
+	if (marked != n)
+		return fail(k, "held list: %u listed, %u marked held", n, marked);
 	return 0;
 }
 
@@ -212,6 +245,8 @@ int ws_arena_check(ws_arena *arena, char *report, size_t size)
 		ret = fail(&k, "%u live objects counted, header says %u", live, arena->header->live);
 	if (!ret)
 		ret = check_free_list(&k);
+	if (!ret)
+		ret = check_held_list(&k);
 	if (!ret)
 		ret = check_records(&k);
 	ws_crit_release_objects(&c);

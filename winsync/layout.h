@@ -37,7 +37,8 @@
 #include "winsync.h"
 
 #define WS_ARENA_MAGIC   0x636e7377u /* "wsnc" */
-#define WS_ARENA_VERSION 7u /* 4: the head's stamp; 5: a lock per object; 6: closes; 7: arena_lock */
+#define WS_ARENA_VERSION 8u /* 4: the head's stamp; 5: a lock per object; 6: closes; 7: arena_lock;
+			      8: objects held for their waits after a close */
 
 /*
  * Object head: the value in the low half, the rest in the high half.
@@ -85,9 +86,15 @@ struct ws_object {
 	uint32_t queue_head;     /* entry ids; 0 ends the queue */
 	uint32_t queue_tail;
 	uint32_t queued;         /* entries linked */
-	uint32_t next_free;      /* slot + 1 in the free FIFO: a logged cell, not snapshotted */
+	uint32_t next_free;      /* slot + 1 in the free or held FIFO: a logged cell, not snapshotted */
 	_Atomic uint32_t lock;   /* the object's own lock word (crit.h), like the arena's */
-	uint32_t reserved[8];
+	/*
+	 * Closed while waits were queued on it: the generation they queued on
+	 * (the closed handle's), and the object is held for them (object.c);
+	 * 0 otherwise.  A logged cell, written before the head.
+	 */
+	_Atomic uint32_t held_gen;
+	uint32_t reserved[7];
 };
 _Static_assert(sizeof(struct ws_object) == 64, "one object per cache line");
 
@@ -270,7 +277,9 @@ struct ws_arena_header {
 	uint32_t free_head;       /* slot + 1: oldest freed slot */
 	uint32_t free_tail;
 	_Atomic uint32_t fresh_records; /* records [0, fresh) have been claimed once: no lock */
-	uint32_t reserved1[3];
+	uint32_t held_head;       /* slot + 1: objects closed while waits were queued (object.c) */
+	uint32_t held_tail;
+	uint32_t held;            /* how many: each also counted live, its slot in use */
 	_Alignas(64) _Atomic uint32_t lock;
 	_Atomic uint32_t sections; /* critical sections entered, and WS_SECTIONS_WAITED (crit.c) */
 	uint32_t reserved2[14];
@@ -305,6 +314,19 @@ static inline enum ws_type ws_head_type(uint64_t head)
 static inline uint32_t ws_head_gen(uint64_t head)
 {
 	return ws_head_tag(head) & WS_HEAD_GEN_MASK;
+}
+
+/*
+ * The generation an object's queue entries are linked with: its head's,
+ * or the closed handle's while it is held for its waits.  `head` must be
+ * read with acquire (or under the object's lock): a close writes held_gen
+ * before the head.
+ */
+static inline uint32_t ws_queue_gen(const struct ws_object *obj, uint64_t head)
+{
+	uint32_t held = atomic_load_explicit(&obj->held_gen, memory_order_relaxed);
+
+	return held ? held : ws_head_gen(head);
 }
 
 static inline uint64_t ws_make_head(uint32_t tag, uint32_t value)

@@ -21,7 +21,9 @@ static void set_queued(struct ws_object *obj, bool queued)
 
 static uint32_t slot_gen(ws_arena *arena, uint32_t slot)
 {
-	return ws_head_gen(atomic_load_explicit(&arena->objects[slot].head, memory_order_relaxed));
+	const struct ws_object *obj = &arena->objects[slot];
+
+	return ws_queue_gen(obj, atomic_load_explicit(&obj->head, memory_order_acquire));
 }
 
 bool ws_entry_queued(ws_arena *arena, const struct ws_entry *entry)

@@ -139,9 +139,11 @@ static void fill_wait(struct reader *rd, uint32_t r, const struct wait_read *w,
 	for (uint32_t e = 0; e < w->used; e++) {
 		ws_handle h = 0;
 
-		/* Queued on the object's current generation: that object, else closed since. */
+		/* Queued on the object's current generation (or the one it is held for):
+		 * that object, else freed since. */
 		if (w->slot[e] < arena->slots && w->gen[e] &&
-		    w->gen[e] == ws_head_gen(ws_view_head(arena, w->slot[e])))
+		    w->gen[e] == ws_queue_gen(&arena->objects[w->slot[e]],
+					      ws_view_head(arena, w->slot[e])))
 			h = ws_make_handle(arena, w->slot[e], w->gen[e]);
 		else if (w->slot[e] >= arena->slots && w->gen[e])
 			problem(rd, "record %u: entry %u names slot %u of %u", r, e, w->slot[e],
@@ -257,6 +259,7 @@ static int queue_push(struct block *b, uint32_t thread)
 struct object_read {
 	uint64_t head;
 	uint32_t aux;
+	uint32_t held_gen;          /* closed, held for its waits: the closed handle's generation */
 	bool broken;                /* its fields or queue disagree: why says how */
 	char why[128];
 };
@@ -303,7 +306,8 @@ WS_VIEW_RACY static bool read_object_once(struct reader *rd, uint32_t slot, stru
 
 	rd->b->queue_used = mark;
 	o->head = ws_view_head(arena, slot);
-	gen = ws_head_gen(o->head);
+	o->held_gen = atomic_load_explicit(&obj->held_gen, memory_order_relaxed);
+	gen = ws_queue_gen(obj, o->head);
 	o->aux = atomic_load_explicit(&obj->aux, memory_order_relaxed);
 	id = WS_VIEW_READ(obj->queue_head);
 	tail = WS_VIEW_READ(obj->queue_tail);
@@ -350,8 +354,11 @@ static void fill_object(struct reader *rd, uint32_t slot, const struct object_re
 {
 	uint32_t tag = ws_head_tag(o->head), value = ws_head_value(o->head);
 
-	out->handle = ws_make_handle(rd->arena, slot, ws_head_gen(o->head));
+	/* Held after its close: named by the handle its waits were given. */
+	out->handle = ws_make_handle(rd->arena, slot, o->held_gen ? o->held_gen : ws_head_gen(o->head));
 	out->owner_thread = WS_SNAPSHOT_NONE;
+	if (o->held_gen)
+		out->flags |= WS_SNAPSHOT_CLOSED;
 	switch (ws_head_type(o->head)) {
 	case WS_TYPE_SEM:
 		out->type = WS_SNAPSHOT_SEM;

@@ -588,12 +588,12 @@ static uint32_t foreign_owners(ws_arena *arena, const struct watch *w, uint32_t 
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < w->mutex_count; i++) {
-		uint64_t head = atomic_load_explicit(&arena->objects[w->mutex_slot[i]].head,
-						     memory_order_relaxed);
+		const struct ws_object *obj = &arena->objects[w->mutex_slot[i]];
+		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
 		uint32_t holder = ws_head_value(head), j;
 
-		/* Closed since (its generation moved on): nothing to own. */
-		if (ws_head_gen(head) != w->mutex_gen[i] || ws_head_type(head) != WS_TYPE_MUTEX ||
+		/* Freed since (closed, no longer held for us): nothing to own. */
+		if (ws_queue_gen(obj, head) != w->mutex_gen[i] || ws_head_type(head) != WS_TYPE_MUTEX ||
 		    holder == 0 || holder == owner)
 			continue;
 		for (j = 0; j < n && owners[j] != holder; j++)

@@ -164,6 +164,8 @@ int rt_create_call(struct rt_ctx *c, enum rt_type type, uint32_t v1, uint32_t v2
 	static const enum rt_call calls[] = { [RT_SEM] = C_SEM_CREATE, [RT_MUTEX] = C_MUTEX_CREATE,
 					      [RT_EVENT] = C_EVENT_CREATE };
 	int64_t closes_before = atomic_load(&rt_shm->closes_done);
+	/* Each closed object a wait under way is queued on is held for it (ws_close). */
+	int64_t waiting_before = atomic_load(&rt_shm->waiting_ub);
 	struct rt_oprec *op;
 	ws_handle h = 0;
 	int rc;
@@ -203,14 +205,15 @@ int rt_create_call(struct rt_ctx *c, enum rt_type type, uint32_t v1, uint32_t v2
 	if (rc == -ENOSPC) {
 		int64_t most = atomic_load(&rt_shm->live_ub) - closes_before;
 		/* A slot past its last generation retires: it is never given out again. */
-		int64_t usable = (int64_t)rt_shm->mode.capacity - atomic_load(&rt_shm->retired_ub);
+		int64_t retired = atomic_load(&rt_shm->retired_ub);
+		int64_t usable = (int64_t)rt_shm->mode.capacity - retired - waiting_before;
 
 		if (most < usable)
 			rt_fail(c, "-ENOSPC below capacity",
 				"%s: -ENOSPC with at most %lld live objects, capacity %u, "
-				"%lld slots retired at most",
+				"%lld slots retired at most, %lld held for waits at most",
 				rt_call_name(calls[type]), (long long)most, rt_shm->mode.capacity,
-				(long long)((int64_t)rt_shm->mode.capacity - usable));
+				(long long)retired, (long long)waiting_before);
 	}
 	return rc;
 }

@@ -317,7 +317,9 @@ static void probe_abandoned(struct rt_ctx *c, struct rt_pool_obj *p, uint32_t de
 	op->nobj = 1;
 	op->objs[0] = p->h;
 	op->timeout_us = 2000000;
+	atomic_fetch_add(&rt_shm->waiting_ub, 1);
 	rc = ws_wait_any(c->arena, &w, &index);
+	atomic_fetch_sub(&rt_shm->waiting_ub, 1);
 	op->out[0] = index;
 	rt_end(c, op, rc);
 	if (rc == -ETIMEDOUT) {

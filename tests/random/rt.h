@@ -183,6 +183,7 @@ struct rt_shm {
 	_Atomic int64_t live_ub;     /* creates started and not failed, by every process */
 	_Atomic int64_t closes_done; /* successful closes */
 	_Atomic int64_t retired_ub;  /* closes of a slot's last generation started and not failed */
+	_Atomic int64_t waiting_ub;  /* handles of waits under way: a closed one may be held (ws_close) */
 	_Atomic uint32_t closed_next;
 	_Atomic ws_handle closed[RT_CLOSED_RING];
 	struct rt_table_entry table[RT_TABLE_MAX];

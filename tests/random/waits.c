@@ -380,10 +380,12 @@ void rt_wait_op(struct rt_ctx *c, bool all)
 	may_acquire = w.mutexes || (w.alert.h && (w.alert.type == RT_MUTEX || w.alert.type == RT_NONE));
 	if (may_acquire)
 		rt_acq_begin(c, w.owner);
+	atomic_fetch_add(&rt_shm->waiting_ub, w.count + (w.alert.h != 0));
 	rc = all ? ws_wait_all(nulls & 1 ? NULL : c->cur, nulls & 2 ? NULL : &wait,
 			       nulls & 4 ? NULL : &index)
 		 : ws_wait_any(nulls & 1 ? NULL : c->cur, nulls & 2 ? NULL : &wait,
 			       nulls & 4 ? NULL : &index);
+	atomic_fetch_sub(&rt_shm->waiting_ub, w.count + (w.alert.h != 0));
 	clock_gettime(clock, &after);
 	op->out[0] = index;
 	rt_returned(c, op, rc);

@@ -36,6 +36,9 @@ static void print_end(FILE *out, const struct ws_snapshot *s, const struct ws_sn
 			continue;
 		}
 		stat_object_name(s, o->handle, name, sizeof(name));
+		/* Held for the waits queued on it: no handle can signal it now. */
+		if (o->flags & WS_SNAPSHOT_CLOSED)
+			fprintf(out, " the closed");
 		switch (o->type) {
 		case WS_SNAPSHOT_EVENT:
 			fprintf(out, " %s (%s, %s: no owner, whoever sets it is unknown)", name,

@@ -104,10 +104,13 @@ static void objects(FILE *out, const struct ws_snapshot *s)
 	for (uint32_t i = 0; i < s->object_count; i++) {
 		const struct ws_snapshot_object *o = &s->objects[i];
 
-		fprintf(out, "%s\n    {\"handle\": %u, \"type\": \"%s\", \"busy\": %s, \"corrupt\": %s, ",
+		fprintf(out,
+			"%s\n    {\"handle\": %u, \"type\": \"%s\", \"busy\": %s, \"corrupt\": %s, "
+			"\"closed\": %s, ",
 			i ? "," : "", o->handle, stat_type_name(o->type),
 			o->flags & WS_SNAPSHOT_BUSY ? "true" : "false",
-			o->flags & WS_SNAPSHOT_CORRUPT ? "true" : "false");
+			o->flags & WS_SNAPSHOT_CORRUPT ? "true" : "false",
+			o->flags & WS_SNAPSHOT_CLOSED ? "true" : "false");
 		switch (o->type) {
 		case WS_SNAPSHOT_SEM:
 			fprintf(out, "\"count\": %u, \"max\": %u, ", o->count, o->max);

@@ -49,8 +49,9 @@ static void print_wait(FILE *out, const struct ws_snapshot *s, const struct ws_s
 	for (uint32_t i = 0; i < th->count; i++) {
 		const struct ws_snapshot_object *o = stat_object(s, th->objects[i]);
 
-		fprintf(out, "%s%s %#x", i ? ", " : "", o ? stat_type_name(o->type) : "closed",
-			th->objects[i]);
+		fprintf(out, "%s%s%s %#x", i ? ", " : "",
+			o && (o->flags & WS_SNAPSHOT_CLOSED) ? "closed " : "",
+			o ? stat_type_name(o->type) : "closed", th->objects[i]);
 	}
 	fprintf(out, "]");
 	if (th->alert)
@@ -110,6 +111,8 @@ void stat_print_text(FILE *out, const char *name, const struct ws_snapshot *s)
 			fprintf(out, "  (being changed: as last seen)");
 		if (o->flags & WS_SNAPSHOT_CORRUPT)
 			fprintf(out, "  (queue corrupt)");
+		if (o->flags & WS_SNAPSHOT_CLOSED)
+			fprintf(out, "  (closed: held for the waits queued on it)");
 		fputc('\n', out);
 	}
 	if (s->problems)
