@@ -195,6 +195,19 @@ START_TEST(closed_mutex_abandoned_to_its_waiter)
 }
 END_TEST
 
+/* How many objects a snapshot shows closed, held for waits. */
+static int closed_objects(ws_arena *a)
+{
+	struct ws_snapshot *s;
+	int n = 0;
+
+	CK_OK(ws_arena_snapshot(a, 0, &s));
+	for (uint32_t i = 0; i < s->object_count; i++)
+		n += !!(s->objects[i].flags & WS_SNAPSHOT_CLOSED);
+	ws_snapshot_free(s);
+	return n;
+}
+
 /* Held objects are freed oldest first by later creates, however many. */
 START_TEST(held_objects_freed_when_their_waits_end)
 {
@@ -213,13 +226,16 @@ START_TEST(held_objects_freed_when_their_waits_end)
 	for (int i = 0; i < WAITERS; i++)
 		CK_OK(ws_close(a, h[i]));
 	/* All held: the arena has room for the others only. */
+	ck_assert_int_eq(closed_objects(a), WAITERS);
 	ck_assert_int_eq(fill(a), CAP - WAITERS);
 	for (int i = 0; i < WAITERS; i++) {
 		CK_OK(ws_owner_died(a, 0x100 + (uint32_t)i));
 		CK_RC(waiter_join(&w[i]), -ECANCELED);
 	}
-	/* Their waits over, the next create frees them all. */
-	ck_assert_int_eq(fill(a), WAITERS);
+	/* Their waits over, the next create (the arena is full) frees them all. */
+	CK_OK(ws_event_create(a, false, false, &h[0]));
+	ck_assert_int_eq(closed_objects(a), 0);
+	ck_assert_int_eq(fill(a), WAITERS - 1);
 	CK_OK(ws_arena_check(a, NULL, 0));
 	ws_arena_close(a);
 }

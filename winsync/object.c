@@ -71,8 +71,10 @@ static void reclaim_held(struct ws_crit *c, uint32_t budget)
 {
 	ws_arena *arena = c->arena;
 	struct ws_arena_header *h = arena->header;
+	uint32_t n = budget < h->held ? budget : h->held;
 
-	for (uint32_t i = 0; i < budget && i < h->held && h->held_head && !c->error; i++) {
+	/* Each looked at once: those left go to the back, behind the rest. */
+	for (uint32_t i = 0; i < n && h->held_head && !c->error; i++) {
 		uint32_t slot = h->held_head - 1, gen;
 		struct ws_object *obj;
 
