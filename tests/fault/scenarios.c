@@ -290,6 +290,48 @@ static void close_judge(struct trial *t)
 	fill_arena(t, 0);
 }
 
+/*
+ * A close that frees an object held for a wait that has ended: h[0] was
+ * closed while a waiter was queued on it, the wait was canceled, and the
+ * victim's close of h[1] frees it (object.c's reclaim) as it dies.
+ */
+static void held_objects(struct trial *t)
+{
+	struct waiter w;
+
+	t->h[0] = mk_event(t->a, false, false);
+	t->h[1] = mk_event(t->a, false, false);
+	waiter_init(&w, t->a, 0x161, false, &t->h[0], 1);
+	w.forever = true;
+	waiter_start(&w);
+	waiter_wait_blocked(&w);
+	CK_OK(ws_close(t->a, t->h[0]));
+	CK_OK(ws_owner_died(t->a, 0x161));
+	CK_RC(waiter_join(&w), -ECANCELED);
+}
+
+static int close_other_victim(ws_arena *a, const ws_handle *h, long k)
+{
+	victim_ready_go();
+	victim_arm(k);
+	return ws_close(a, h[1]);
+}
+
+static void held_judge(struct trial *t)
+{
+	bool s, m;
+	int rc = ws_event_read(t->a, t->h[1], &s, &m);
+
+	if (ws_event_read(t->a, t->h[0], &s, &m) != -EBADF)
+		BROKEN(t, "the held object's closed handle came back");
+	if (rc == 0)
+		CK_OK(ws_close(t->a, t->h[1]));
+	else if (rc != -EBADF)
+		BROKEN(t, "event read after the close: %d (%s)", rc, errname(rc));
+	/* The held slot is freed by the next create at the latest: none leaked. */
+	fill_arena(t, 0);
+}
+
 /* Creating and closing objects. */
 static void no_objects(struct trial *t)
 {
@@ -501,6 +543,8 @@ const struct scenario fault_scenarios[] = {
 	  wait_all_judge, 80, 0 },
 	{ "close with a waiter", set_auto_objects, close_victim, close_waiter, close_judge, 0, 0 },
 	{ "create and close", no_objects, create_victim, no_waiters, create_judge, 0, 0 },
+	{ "close freeing a held object", held_objects, close_other_victim, no_waiters, held_judge,
+	  0, 0 },
 	{ "wait: queue, sleep, time out", enqueue_objects, enqueue_victim, no_waiters,
 	  enqueue_judge, 0, -ETIMEDOUT },
 	{ "wait: deadline passed, poll", enqueue_objects, poll_victim, no_waiters, enqueue_judge,
