@@ -27,6 +27,7 @@ WS_AT(ws_object, queue_tail, 16, 4);
 WS_AT(ws_object, queued, 20, 4);
 WS_AT(ws_object, next_free, 24, 4);
 WS_AT(ws_object, lock, 28, 4);
+WS_AT(ws_object, held_gen, 32, 4);
 
 WS_SIZE(ws_entry, 16, 4);
 WS_AT(ws_entry, prev, 0, 4);
@@ -105,5 +106,8 @@ WS_AT(ws_arena_header, fresh_slots, 76, 4);
 WS_AT(ws_arena_header, free_head, 80, 4);
 WS_AT(ws_arena_header, free_tail, 84, 4);
 WS_AT(ws_arena_header, fresh_records, 88, 4);
+WS_AT(ws_arena_header, held_head, 92, 4);
+WS_AT(ws_arena_header, held_tail, 96, 4);
+WS_AT(ws_arena_header, held, 100, 4);
 WS_AT(ws_arena_header, lock, 128, 4);
 WS_AT(ws_arena_header, sections, 132, 4);
