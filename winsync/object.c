@@ -13,7 +13,6 @@
 #include "object.h"
 
 #include "crit.h"
-#include "lock.h"
 #include "memo.h"
 #include "queue.h"
 #include "record.h"
@@ -28,24 +27,16 @@ static void held_push(struct ws_crit *c, uint32_t slot)
 {
 	struct ws_arena_header *h = c->arena->header;
 
-	ws_store(c, &c->arena->objects[slot].next_free, 0);
-	if (h->held_tail && h->held_tail <= c->arena->slots)
-		ws_store(c, &c->arena->objects[h->held_tail - 1].next_free, slot + 1);
-	else
-		ws_store(c, &h->held_head, slot + 1);
-	ws_store(c, &h->held_tail, slot + 1);
+	ws_slot_fifo_push(c, &h->held_head, &h->held_tail, slot);
 	ws_store(c, &h->held, h->held + 1);
 }
 
-/* The slot off the head of the held FIFO (the caller has it locked). */
+/* The slot off the front of the held FIFO (whether or not the caller locked it). */
 static void held_pop(struct ws_crit *c, uint32_t slot)
 {
 	struct ws_arena_header *h = c->arena->header;
-	uint32_t next = c->arena->objects[slot].next_free;
 
-	ws_store(c, &h->held_head, next);
-	if (!next)
-		ws_store(c, &h->held_tail, 0);
+	ws_slot_fifo_pop(c, &h->held_head, &h->held_tail, slot);
 	ws_store(c, &h->held, h->held - 1);
 }
 

@@ -56,5 +56,13 @@ int ws_obj_lock_handle(struct ws_crit *c, ws_handle handle, enum ws_type type, u
 int ws_slot_alloc(struct ws_crit *c, uint32_t *slot);
 /* Puts a closed slot on the free FIFO (or retires it). */
 void ws_slot_free(struct ws_crit *c, uint32_t slot);
+/*
+ * A FIFO of slots linked through their next_free (slot + 1; 0 ends it),
+ * under the arena lock, every link a logged cell: the free slots, and the
+ * objects held for their waits after a close (object.c).  Push appends;
+ * pop takes `slot`, which must be the first, off the front.
+ */
+void ws_slot_fifo_push(struct ws_crit *c, uint32_t *head, uint32_t *tail, uint32_t slot);
+void ws_slot_fifo_pop(struct ws_crit *c, uint32_t *head, uint32_t *tail, uint32_t slot);
 
 #endif
