@@ -237,6 +237,18 @@ static void wait_all_judge(struct trial *t)
 		       ev_signaled(t->a, t->h[1]));
 }
 
+/* After a victim's close of event h: closes it if the death undid the close. */
+static void close_if_left(struct trial *t, ws_handle h)
+{
+	bool s, m;
+	int rc = ws_event_read(t->a, h, &s, &m);
+
+	if (rc == 0)
+		CK_OK(ws_close(t->a, h));
+	else if (rc != -EBADF)
+		BROKEN(t, "event read after the close: %d (%s)", rc, errname(rc));
+}
+
 /* A close of an event a waiter is blocked on: the waiter times out, the slot comes back. */
 static int close_victim(ws_arena *a, const ws_handle *h, long k)
 {
@@ -269,15 +281,10 @@ static void fill_arena(struct trial *t, uint32_t live)
 static void close_judge(struct trial *t)
 {
 	struct waiter *w = t->w[0];
-	bool s, m;
-	int rc = ws_event_read(t->a, t->h[0], &s, &m);
 
 	if (t->served)
 		BROKEN(t, "a close served its waiter");
-	if (rc == 0)
-		CK_OK(ws_close(t->a, t->h[0]));
-	else if (rc != -EBADF)
-		BROKEN(t, "event read after the close: %d (%s)", rc, errname(rc));
+	close_if_left(t, t->h[0]);
 	if (await_done(t, 1, w->timeout_ms + long_ms()) < 1) {
 		HANG(t, "the waiter on a closed event overran its deadline");
 		return;
@@ -320,14 +327,10 @@ static int close_other_victim(ws_arena *a, const ws_handle *h, long k)
 static void held_judge(struct trial *t)
 {
 	bool s, m;
-	int rc = ws_event_read(t->a, t->h[1], &s, &m);
 
 	if (ws_event_read(t->a, t->h[0], &s, &m) != -EBADF)
 		BROKEN(t, "the held object's closed handle came back");
-	if (rc == 0)
-		CK_OK(ws_close(t->a, t->h[1]));
-	else if (rc != -EBADF)
-		BROKEN(t, "event read after the close: %d (%s)", rc, errname(rc));
+	close_if_left(t, t->h[1]);
 	/* The held slot is freed by the next create at the latest: none leaked. */
 	fill_arena(t, 0);
 }
