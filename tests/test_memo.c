@@ -184,6 +184,30 @@ START_TEST(changed_list)
 }
 END_TEST
 
+/*
+ * The compare with the memo (winsync/equal.h) looks at every handle: one
+ * handle changed at any position of lists of every length around the
+ * compare's blocks of 8 and 16 handles is found, and the wait fails.
+ */
+START_TEST(changed_anywhere)
+{
+	static const uint32_t counts[] = { 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64 };
+	ws_arena *a = test_arena();
+	ws_handle h[N];
+	uint32_t idx;
+
+	make_list(a, h);
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+		for (uint32_t i = 0; i < counts[c]; i++) {
+			wait_twice(a, h, counts[c]);
+			h[i] ^= 1u << 20; /* another generation: never handed out */
+			CK_RC(poll_any(a, h, counts[c], 1, &idx), -EBADF);
+			h[i] ^= 1u << 20;
+		}
+	ws_arena_close(a);
+}
+END_TEST
+
 /* A list a wait_any remembered says nothing of duplicates, which a wait_all refuses. */
 START_TEST(wait_all_checks_duplicates)
 {
@@ -337,6 +361,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, slot_reused);
 	tcase_add_test(tc, same_values_other_arena);
 	tcase_add_test(tc, changed_list);
+	tcase_add_test(tc, changed_anywhere);
 	tcase_add_test(tc, wait_all_checks_duplicates);
 	tcase_add_test(tc, closes_under_pollers);
 	tcase_add_test(tc, memos_end_with_threads);

@@ -31,8 +31,11 @@
 #define WINSYNC_MEMO_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "arena.h"
+#include "equal.h"
+#include "os/os.h"
 
 /* Shorter lists are checked faster than compared. */
 #define WS_MEMO_MIN_HANDLES 4
@@ -50,11 +53,34 @@ static inline void ws_closes_move(ws_arena *arena)
 }
 
 /*
+ * The handles first: the OS layer aligns a memo to a cache line
+ * (WS_OS_MEMO_ALIGN), so the compare's 32-byte loads never split one.
+ */
+struct ws_list_memo {
+	ws_handle handles[WS_MAX_WAIT_OBJECTS];
+	uint64_t serial;   /* the arena's; 0: empty (as a new memo is) */
+	uint64_t closes;   /* the count of closes read before the check */
+	uint32_t count;
+	bool distinct;     /* no two handles of one slot: a wait_all's check too */
+};
+_Static_assert(sizeof(struct ws_list_memo) <= WS_OS_MEMO_BYTES, "the OS layer keeps a memo's bytes");
+_Static_assert(offsetof(struct ws_list_memo, handles) == 0, "the handles start the memo's first line");
+
+/*
  * Were handles[0, count) found valid when the count of closes was `closes`
  * (and, if `distinct`, no two of them of one object, as a wait_all needs)?
+ * Inline: it is most of what a poll whose first object is ready does.
  */
-bool ws_memo_holds(const ws_arena *arena, const ws_handle *handles, uint32_t count,
-		   uint64_t closes, bool distinct);
+static inline bool ws_memo_holds(const ws_arena *arena, const ws_handle *handles, uint32_t count,
+				 uint64_t closes, bool distinct)
+{
+	const struct ws_thread *thread = ws_os_thread_peek();
+	const struct ws_list_memo *memo = thread ? thread->memo : NULL;
+
+	return memo && memo->serial == arena->serial && memo->closes == closes &&
+	       memo->count == count && (memo->distinct || !distinct) &&
+	       ws_words_equal(memo->handles, handles, count);
+}
 /* Keeps handles[0, count), just found valid, none LOCKED (and `distinct`), after `closes` was read. */
 void ws_memo_keep(const ws_arena *arena, const ws_handle *handles, uint32_t count,
 		  uint64_t closes, bool distinct);

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -245,9 +246,10 @@ void ws_os_memo_reserve(struct ws_thread *thread)
 	pthread_once(&memo_once, make_memo_key);
 	if (!memo_key_made)
 		return;
-	memo = calloc(1, WS_OS_MEMO_BYTES);
+	memo = aligned_alloc(WS_OS_MEMO_ALIGN, WS_OS_MEMO_BYTES);
 	if (!memo)
 		return;
+	memset(memo, 0, WS_OS_MEMO_BYTES);
 	if (pthread_setspecific(memo_key, memo)) {
 		free(memo);
 		return;

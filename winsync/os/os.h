@@ -99,12 +99,13 @@ struct ws_thread *ws_os_thread(void);
 /* The same if it exists already: async-signal-safe, never allocates. */
 struct ws_thread *ws_os_thread_peek(void);
 /*
- * Gives the thread its memo (memo.h: WS_OS_MEMO_BYTES zeroed bytes, freed at
- * its exit) if it has none; called where system calls are expected (a
- * thread's registration).  Without one (this host keeps none, or no memory)
- * nothing is remembered.
+ * Gives the thread its memo (memo.h: WS_OS_MEMO_BYTES zeroed bytes aligned
+ * to WS_OS_MEMO_ALIGN, freed at its exit) if it has none; called where
+ * system calls are expected (a thread's registration).  Without one (this
+ * host keeps none, or no memory) nothing is remembered.
  */
-#define WS_OS_MEMO_BYTES 288
+#define WS_OS_MEMO_BYTES 320
+#define WS_OS_MEMO_ALIGN 64
 void ws_os_memo_reserve(struct ws_thread *thread);
 
 /* Hints the CPU that this is a spin-wait loop. */
