@@ -416,10 +416,11 @@ static inline __attribute__((always_inline)) int try_first_known(ws_arena *arena
 	uint64_t head;
 
 	WS_FAULT();
-	if (ws_handle_lookup(arena, wait->objects[0], WS_TYPE_NONE, &slot, &head) ||
+	/* The memo first: its compare is a call, with nothing of the head yet to keep across it. */
+	if (!ws_memo_holds(arena, wait->objects, wait->count, closes, false) ||
+	    ws_handle_lookup(arena, wait->objects[0], WS_TYPE_NONE, &slot, &head) ||
 	    ws_head_type(head) == WS_TYPE_MUTEX || (ws_head_tag(head) & WS_HEAD_LOCKED) ||
 	    !ws_valued_head_ready(head, wait->owner) ||
-	    !ws_memo_holds(arena, wait->objects, wait->count, closes, false) ||
 	    closes_after_heads(arena) != closes ||
 	    take_uncontended(arena, slot, head, wait->owner))
 		return TRY_MANY;

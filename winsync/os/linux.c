@@ -175,7 +175,7 @@ int ws_os_unlink(const char *name)
 	return unlink(path) < 0 ? -errno : 0;
 }
 
-static _Thread_local struct ws_thread thread_state __attribute__((tls_model("initial-exec")));
+_Thread_local struct ws_thread ws_os_thread_state __attribute__((tls_model("initial-exec")));
 /* 0 means unknown: after fork() the child must look its id up again. */
 static _Thread_local uint32_t cached_tid __attribute__((tls_model("initial-exec")));
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
@@ -206,12 +206,7 @@ uint32_t ws_os_process_id(void)
 
 struct ws_thread *ws_os_thread(void)
 {
-	return &thread_state;
-}
-
-struct ws_thread *ws_os_thread_peek(void)
-{
-	return &thread_state;
+	return &ws_os_thread_state;
 }
 
 /*
@@ -227,8 +222,8 @@ static bool memo_key_made;
 
 static void free_memo(void *memo)
 {
-	if (thread_state.memo == memo)
-		thread_state.memo = NULL;
+	if (ws_os_thread_state.memo == memo)
+		ws_os_thread_state.memo = NULL;
 	free(memo);
 }
 

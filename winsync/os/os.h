@@ -97,7 +97,16 @@ struct ws_thread {
 /* This thread's state, or NULL if it cannot be had (out of memory). */
 struct ws_thread *ws_os_thread(void);
 /* The same if it exists already: async-signal-safe, never allocates. */
+#ifdef _WIN32
 struct ws_thread *ws_os_thread_peek(void);
+#else
+/* linux.c's, read inline: a poll of a list the memo knows starts here. */
+extern _Thread_local struct ws_thread ws_os_thread_state __attribute__((tls_model("initial-exec")));
+static inline struct ws_thread *ws_os_thread_peek(void)
+{
+	return &ws_os_thread_state;
+}
+#endif
 /*
  * Gives the thread its memo (memo.h: WS_OS_MEMO_BYTES zeroed bytes aligned
  * to WS_OS_MEMO_ALIGN, freed at its exit) if it has none; called where
