@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-
 void ws_memo_keep(const ws_arena *arena, const ws_handle *handles, uint32_t count,
 		  uint64_t closes, bool distinct)
 {
