@@ -35,7 +35,7 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 {
 	struct ws_thread *t = ws_os_thread();
 	uint32_t taken_from;
-	bool adopted;
+	bool adopted, own_busy;
 	int ret;
 
 	ret = ws_self(arena, &c->self, &adopted);
@@ -76,14 +76,20 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 	/* Numbered: a waiter handed its result here returns only once it is over. */
 	atomic_fetch_add_explicit(&arena->header->sections, 1, memory_order_relaxed);
 	WS_FAULT();
+	/*
+	 * Our own log left busy (the dead thread whose record we adopted) goes
+	 * first: its sections bear our own name, which another's recovery that
+	 * met one would take for a stale mark (txn.c's wait_object_section).
+	 */
+	own_busy = atomic_load_explicit(&c->log->state, memory_order_acquire) != WS_LOG_IDLE;
+	if (own_busy)
+		ws_recover(c, c->self);
 	if (taken_from && ws_ref_index(arena, taken_from) != UINT32_MAX) {
-		ws_recover(c, ws_ref_index(arena, taken_from));
+		if (ws_ref_index(arena, taken_from) != c->self || !own_busy)
+			ws_recover(c, ws_ref_index(arena, taken_from));
 		/* It may have died recovering another: that one's log is still busy. */
 		ws_recover_orphans(c);
 	}
-	/* Our own log left busy: the dead thread whose record we adopted. */
-	if (atomic_load_explicit(&c->log->state, memory_order_acquire) != WS_LOG_IDLE)
-		ws_recover(c, c->self);
 	if (adopted)
 		ws_reap_adopted(c);
 	return 0;

@@ -12,6 +12,17 @@
 
 #define NO_SLOT UINT32_MAX
 
+/*
+ * Whose transaction a log holds: ours, running now, or a dead holder's,
+ * replayed.  Not `log == c->log`: a record we adopted brings its dead
+ * thread's log, which is then our log and still the dead holder's
+ * transaction, with marks its cut-short release may have left.
+ */
+enum ws_log_whose {
+	WS_LOG_OURS,
+	WS_LOG_DEAD_HOLDERS,
+};
+
 static uint32_t log_state(struct ws_log *log)
 {
 	return atomic_load_explicit(&log->state, memory_order_acquire);
@@ -447,9 +458,9 @@ static bool marked_by_log(struct ws_crit *c, uint32_t slot)
  * word (then the mark is that section's: one that came before the clear
  * could not have set it).
  */
-static void clear_released(struct ws_crit *c, struct ws_log *log, uint32_t slot)
+static void clear_released(struct ws_crit *c, enum ws_log_whose whose, uint32_t slot)
 {
-	if (log != c->log && marked_by_log(c, slot))
+	if (whose == WS_LOG_DEAD_HOLDERS && marked_by_log(c, slot))
 		clear_locked(&c->arena->objects[slot]);
 }
 
@@ -458,7 +469,7 @@ static void clear_released(struct ws_crit *c, struct ws_log *log, uint32_t slot)
  * locked back to its snapshot, unlocked, but for `keep` (the operation goes
  * on with it).
  */
-static void undo(struct ws_crit *c, struct ws_log *log, uint32_t keep)
+static void undo(struct ws_crit *c, struct ws_log *log, enum ws_log_whose whose, uint32_t keep)
 {
 	ws_arena *arena = c->arena;
 	uint32_t cells = log->undo_count, locked = log->locked_count, kept = 0;
@@ -483,11 +494,11 @@ static void undo(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 		obj = &arena->objects[e->slot];
 		if (!(head_tag(obj) & WS_HEAD_LOCKED))
 			continue;
-		if (log != c->log && !marked_by_log(c, e->slot))
+		if (whose == WS_LOG_DEAD_HOLDERS && !marked_by_log(c, e->slot))
 			continue;
 		/* Ours was cleared when released: a mark now is somebody else's. */
 		if (e->released) {
-			if (log != c->log)
+			if (whose == WS_LOG_DEAD_HOLDERS)
 				clear_locked(obj);
 			continue;
 		}
@@ -522,7 +533,8 @@ static void undo(struct ws_crit *c, struct ws_log *log, uint32_t keep)
  * After a commit (or a replay): only the kept object stays on the list,
  * its snapshot now the state as committed.
  */
-static void keep_only(struct ws_crit *c, struct ws_log *log, uint32_t keep)
+static void keep_only(struct ws_crit *c, struct ws_log *log, enum ws_log_whose whose,
+		      uint32_t keep)
 {
 	uint32_t kept = 0, n = log->locked_count;
 
@@ -535,11 +547,11 @@ static void keep_only(struct ws_crit *c, struct ws_log *log, uint32_t keep)
 			continue;
 		if (e->released) {
 			if (e->slot != keep)
-				clear_released(c, log, e->slot);
+				clear_released(c, whose, e->slot);
 			continue;
 		}
 		if (e->slot != keep) {
-			if (log != c->log && !marked_by_log(c, e->slot))
+			if (whose == WS_LOG_DEAD_HOLDERS && !marked_by_log(c, e->slot))
 				e->released = 1; /* the mark is not its own: left alone */
 			else
 				release_entry(c->arena, e);
@@ -570,18 +582,18 @@ int ws_commit(struct ws_crit *c)
 	if (c->error) {
 		int error = c->error;
 
-		undo(c, log, NO_SLOT);
+		undo(c, log, WS_LOG_OURS, NO_SLOT);
 		return error;
 	}
 	if (!apply_hand(c, log)) {
 		/* The waiter timed out first: as if we had never chosen it. */
-		undo(c, log, primary_of(log));
+		undo(c, log, WS_LOG_OURS, primary_of(log));
 		return -ESRCH;
 	}
 	set_log_state(log, WS_LOG_COMMITTED);
 	c->committed = true;
 	WS_FAULT();
-	keep_only(c, log, primary_of(log));
+	keep_only(c, log, WS_LOG_OURS, primary_of(log));
 	set_log_state(log, WS_LOG_ACTIVE);
 	WS_FAULT();
 	return 0;
@@ -590,7 +602,7 @@ int ws_commit(struct ws_crit *c)
 void ws_op_end(struct ws_crit *c)
 {
 	ws_commit(c);
-	keep_only(c, c->log, NO_SLOT);
+	keep_only(c, c->log, WS_LOG_OURS, NO_SLOT);
 	WS_FAULT();
 	set_log_state(c->log, WS_LOG_IDLE);
 	WS_FAULT();
@@ -603,9 +615,9 @@ static void replay(struct ws_crit *c, struct ws_log *log)
 
 	if (state == WS_LOG_COMMITTED || (state == WS_LOG_ACTIVE && delivered(c->arena, log))) {
 		apply_hand(c, log);
-		keep_only(c, log, NO_SLOT);
+		keep_only(c, log, WS_LOG_DEAD_HOLDERS, NO_SLOT);
 	} else if (state == WS_LOG_ACTIVE) {
-		undo(c, log, NO_SLOT);
+		undo(c, log, WS_LOG_DEAD_HOLDERS, NO_SLOT);
 	}
 	log->locked_count = 0;
 	log->undo_count = 0;

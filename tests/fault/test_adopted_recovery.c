@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A thread that adopts a dead record whose log is busy finishes that log
+ * as its own while it holds the arena lock, and must say it holds the lock
+ * all the while (its log's arena_lock flag): a holder that does not, found
+ * twice with nothing moved, is taken for a stale name and its lock taken
+ * over (lock.c's suspicion rule) while it is still inside.
+ *
+ * A victim process is killed at each fault point of a set that hands an
+ * event to a queued waiter, leaving its log busy; every other record is
+ * then made unavailable by hand, so that the next new thread must adopt the
+ * victim's.  That adopter, in a process of its own, is stopped (SIGSTOP) at
+ * each fault point of its own set.  Wherever it is stopped holding the
+ * arena lock, its flag must be set, and a WS_ARENA_NONBLOCK call that needs
+ * the arena lock must give up with -EAGAIN, not take the lock over.
+ * 19d2098 fixed the flag's being cleared by the recovery of the adopted
+ * record; without it this test fails.  Against the fault build.
+ */
+#define _GNU_SOURCE
+#include "fault_api.h"
+#include "robust.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "../../winsync/arena.h"
+#include "../whitebox.h"
+
+static char name[96];
+static struct {
+	ws_handle ev;
+} *sh;
+
+/* Exit 0: the set ended before its k-th point; else killed or stopped there. */
+static int set_with_fault(long k, int signo)
+{
+	ws_arena *a = NULL;
+	int rc;
+
+	if (ws_arena_open(name, &a))
+		return 50;
+	ws_fault_arm_signal(k, signo);
+	rc = ws_event_set(a, sh->ev, NULL);
+	if (rc) {
+		fprintf(stderr, "point %ld: ws_event_set: %d\n", k, rc);
+		return 51;
+	}
+	ws_fault_arm(0);
+	return 0;
+}
+
+static int victim(void *arg)
+{
+	return set_with_fault((long)(intptr_t)arg, SIGKILL);
+}
+
+static int adopter(void *arg)
+{
+	return set_with_fault((long)(intptr_t)arg, SIGSTOP);
+}
+
+/* The waiter the set hands the event to, stopped so that it recovers nothing itself. */
+static int waiting(void *arg)
+{
+	ws_arena *a = NULL;
+	uint32_t index = 9;
+
+	(void)arg;
+	if (ws_arena_open(name, &a))
+		return 50;
+	if (ws_wait_any(a, &(struct ws_wait){ .objects = &sh->ev, .count = 1, .owner = 0x80 }, &index))
+		return 53;
+	return index == 0 ? 0 : 54;
+}
+
+/* What each record's alive word held before leave_only(): given back after. */
+static uint32_t saved[WS_MAX_THREADS];
+static uint32_t saved_fresh;
+
+/*
+ * Every record but `dead` made to look live (this thread's tid: neither
+ * claimed nor adopted nor reaped): a new thread must adopt `dead`.
+ */
+static void leave_only(ws_arena *a, int dead)
+{
+	uint32_t self = (uint32_t)syscall(SYS_gettid);
+
+	saved_fresh = atomic_load(&a->header->fresh_records);
+	atomic_store(&a->header->fresh_records, a->records_count);
+	for (uint32_t r = 0; r < a->records_count; r++) {
+		uint32_t alive = atomic_load(&a->records[r].alive);
+
+		saved[r] = alive;
+		if ((int)r != dead && (alive == 0 || (alive & WS_FUTEX_OWNER_DIED)))
+			atomic_store(&a->records[r].alive, self);
+	}
+}
+
+/* The forged marks undone: each record as it was. */
+static void give_back(ws_arena *a)
+{
+	uint32_t self = (uint32_t)syscall(SYS_gettid);
+
+	for (uint32_t r = 0; r < a->records_count; r++)
+		if (saved[r] != self && atomic_load(&a->records[r].alive) == self)
+			atomic_store(&a->records[r].alive, saved[r]);
+	atomic_store(&a->header->fresh_records, saved_fresh);
+}
+
+/* Is the arena lock held by the record thread `tid` lives in? That record, or -1. */
+static int arena_lock_holder(ws_arena *a, pid_t tid)
+{
+	uint32_t word = atomic_load(&a->header->lock) & ~WS_LOCK_CONTENDED;
+	int r = wb_live_record(a, tid);
+
+	return word && r >= 0 && word == wb_lock_ref(a, (uint32_t)r) ? r : -1;
+}
+
+enum outcome {
+	VICTIM_ENDED,  /* the victim's set ended before its point */
+	LOG_IDLE,      /* killed with no record or its log idle: nothing for an adopter to do */
+	ADOPTER_ENDED, /* the adopter's set ended before its point */
+	ADOPTER_STOPPED,
+};
+
+static ws_arena *a, *nonblock;
+static int held;
+
+/* One victim killed at point k, one adopter stopped at point j, judged. */
+static enum outcome trial(long k, long j)
+{
+	enum outcome out = ADOPTER_STOPPED;
+	char report[256] = "";
+	int status = 0, dead;
+	pid_t waiter, v, ad;
+
+	sh->ev = mk_event(a, false, false);
+	waiter = fork_child_fn(waiting, NULL);
+	ck_assert(proc_asleep(waiter, 60000));
+	kill(waiter, SIGSTOP);
+	ck_assert(wait_stopped(waiter, 60000));
+	v = fork_child_fn(victim, (void *)(intptr_t)k);
+	ck_assert_msg(reap_child(v, 60000, &status), "point %ld: the victim hung", k);
+	ck_assert_msg(WIFEXITED(status) ? WEXITSTATUS(status) == 0 : WTERMSIG(status) == SIGKILL,
+		      "point %ld: victim status %#x", k, status);
+	/* Killed before it had a record (-1), or with its log idle: nothing to adopt. */
+	dead = wb_named_record(a, v);
+	if (WIFEXITED(status))
+		out = VICTIM_ENDED;
+	else if (dead < 0 || atomic_load(&a->records[dead].log.state) == WS_LOG_IDLE)
+		out = LOG_IDLE;
+	if (out == ADOPTER_STOPPED) {
+		leave_only(a, dead);
+		ad = fork_child_fn(adopter, (void *)(intptr_t)j);
+		if (stopped_or_ended(ad, 60000, &status)) {
+			int r = arena_lock_holder(a, ad), mine = wb_named_record(a, ad);
+
+			/* -1: stopped before it looked for a record. */
+			ck_assert_msg(mine == -1 || mine == dead,
+				      "points %ld/%ld: the adopter took record %d, not %d", k, j, mine,
+				      dead);
+			if (r >= 0) {
+				held++;
+				ck_assert_msg(atomic_load(&a->records[r].log.arena_lock),
+					      "points %ld/%ld: the adopter holds the arena lock and "
+					      "does not say so", k, j);
+				/* Taken over, it would return 0 with the adopter still inside. */
+				CK_RC(ws_arena_check(nonblock, NULL, 0), -EAGAIN);
+			}
+			kill(ad, SIGCONT);
+			ck_assert_msg(reap_child(ad, 60000, &status), "points %ld/%ld: the adopter hung",
+				      k, j);
+		} else {
+			out = ADOPTER_ENDED;
+		}
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "points %ld/%ld: adopter status %#x", k, j, status);
+		give_back(a);
+	}
+	ck_assert_msg(ws_arena_check(a, report, sizeof report) == 0, "points %ld/%ld: %s", k, j,
+		      report);
+	/* The hand-off happened, or happens now: the waiter gets the event. */
+	CK_OK(ws_event_set(a, sh->ev, NULL));
+	kill(waiter, SIGCONT);
+	ck_assert_msg(reap_child(waiter, 60000, &status), "points %ld/%ld: the waiter hung", k, j);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "points %ld/%ld: waiter status %#x", k, j, status);
+	CK_OK(ws_close(a, sh->ev));
+	return out;
+}
+
+START_TEST(adopter_says_it_holds_the_arena_lock)
+{
+	int busy = 0, stops = 0;
+	enum outcome out = LOG_IDLE;
+	/* As test_nested_recovery: every point natively, fewer where all is slower. */
+	long stride = (100 + robust_scale() - 1) / robust_scale();
+
+	sh = shared_alloc(sizeof(*sh));
+	a = named_arena(name, sizeof name, "adopted", 64);
+	CK_OK(ws_arena_open(name, &nonblock));
+	CK_OK(ws_arena_set_flags(nonblock, WS_ARENA_NONBLOCK));
+	/* This thread's record through the second pointer too, before records run out. */
+	CK_OK(ws_arena_check(nonblock, NULL, 0));
+	for (long k = 1; out != VICTIM_ENDED; k++) {
+		for (long j = 1 + k % stride;; j += stride) {
+			out = trial(k, j);
+			if (out != ADOPTER_STOPPED)
+				break;
+			stops++;
+		}
+		busy += out == ADOPTER_ENDED;
+	}
+	printf("adopted recovery: %d victim points left a busy log; the adopter stopped %d times, "
+	       "%d of them holding the arena lock (every %ld points)\n", busy, stops, held, stride);
+	ck_assert_int_ge(busy, 1);
+	ck_assert_int_ge(held, 1);
+	ws_arena_close(nonblock);
+	drop_arena(a, name);
+	shared_free(sh, sizeof(*sh));
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("adopted_recovery");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 850);
+	tcase_add_test(tc, adopter_says_it_holds_the_arena_lock);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return harness_run(make_suite());
+}
