@@ -6,15 +6,19 @@
  * twice with nothing moved, is taken for a stale name and its lock taken
  * over (lock.c's suspicion rule) while it is still inside.
  *
- * A victim process is killed at each fault point of a set that hands an
- * event to a queued waiter, leaving its log busy; every other record is
- * then made unavailable by hand, so that the next new thread must adopt the
- * victim's.  That adopter, in a process of its own, is stopped (SIGSTOP) at
- * each fault point of its own set.  Wherever it is stopped holding the
- * arena lock, its flag must be set, and a WS_ARENA_NONBLOCK call that needs
- * the arena lock must give up with -EAGAIN, not take the lock over.
- * 19d2098 fixed the flag's being cleared by the recovery of the adopted
- * record; without it this test fails.  Against the fault build.
+ * A victim process is killed at each fault point of an operation that
+ * hands an object to a queued waiter (an auto-reset event's set, a manual
+ * event's pulse, a semaphore's release), leaving its log busy; every other
+ * record is then made unavailable by hand, so that the next new thread
+ * must adopt the victim's.  That adopter, in a process of its own, is
+ * stopped (SIGSTOP) at each fault point of the same operation.  Wherever
+ * it is stopped holding the arena lock, its flag must be set, and a
+ * WS_ARENA_NONBLOCK call that needs the arena lock must give up with
+ * -EAGAIN, not take the lock over.  19d2098 fixed the flag's being cleared
+ * by the recovery of the adopted record.  And the adopted log is replayed
+ * as the dead thread's, not as ours: a release it cut short between its
+ * flag and its clear once left the object LOCKED for good (-EUCLEAN at the
+ * 24th point).  Against the fault build.
  */
 #define _GNU_SOURCE
 #include "fault_api.h"
@@ -27,13 +31,58 @@
 #include "../../winsync/arena.h"
 #include "../whitebox.h"
 
+/* An operation that hands the object to one queued waiter. */
+struct op {
+	const char *what;
+	ws_handle (*make)(ws_arena *a);
+	int (*give)(ws_arena *a, ws_handle h);
+	int (*settle)(ws_arena *a, ws_handle h); /* makes sure the waiter gets it, after */
+};
+
+static ws_handle auto_event(ws_arena *a)
+{
+	return mk_event(a, false, false);
+}
+
+static ws_handle manual_event(ws_arena *a)
+{
+	return mk_event(a, true, false);
+}
+
+static ws_handle empty_sem(ws_arena *a)
+{
+	return mk_sem(a, 0, 4);
+}
+
+static int set(ws_arena *a, ws_handle h)
+{
+	return ws_event_set(a, h, NULL);
+}
+
+static int pulse(ws_arena *a, ws_handle h)
+{
+	return ws_event_pulse(a, h, NULL);
+}
+
+static int release(ws_arena *a, ws_handle h)
+{
+	return ws_sem_release(a, h, 1, NULL);
+}
+
+static const struct op ops[] = {
+	{ "set", auto_event, set, set },
+	{ "pulse", manual_event, pulse, set },
+	{ "release", empty_sem, release, release },
+};
+
 static char name[96];
 static struct {
-	ws_handle ev;
+	ws_handle h;
+	int op;
 } *sh;
 
-/* Exit 0: the set ended before its k-th point; else killed or stopped there. */
-static int set_with_fault(long k, int signo)
+/* Exit 0: the operation ended before its k-th point; else killed or stopped there. */
+static int give_with_fault(long k, int signo)
 {
 	ws_arena *a = NULL;
 	int rc;
@@ -41,9 +90,9 @@ static int set_with_fault(long k, int signo)
 	if (ws_arena_open(name, &a))
 		return 50;
 	ws_fault_arm_signal(k, signo);
-	rc = ws_event_set(a, sh->ev, NULL);
+	rc = ops[sh->op].give(a, sh->h);
 	if (rc) {
-		fprintf(stderr, "point %ld: ws_event_set: %d\n", k, rc);
+		fprintf(stderr, "%s, point %ld: %d\n", ops[sh->op].what, k, rc);
 		return 51;
 	}
 	ws_fault_arm(0);
@@ -52,15 +101,15 @@ static int set_with_fault(long k, int signo)
 
 static int victim(void *arg)
 {
-	return set_with_fault((long)(intptr_t)arg, SIGKILL);
+	return give_with_fault((long)(intptr_t)arg, SIGKILL);
 }
 
 static int adopter(void *arg)
 {
-	return set_with_fault((long)(intptr_t)arg, SIGSTOP);
+	return give_with_fault((long)(intptr_t)arg, SIGSTOP);
 }
 
-/* The waiter the set hands the event to, stopped so that it recovers nothing itself. */
+/* The waiter the operation hands the object to, stopped so that it recovers nothing itself. */
 static int waiting(void *arg)
 {
 	ws_arena *a = NULL;
@@ -69,7 +118,7 @@ static int waiting(void *arg)
 	(void)arg;
 	if (ws_arena_open(name, &a))
 		return 50;
-	if (ws_wait_any(a, &(struct ws_wait){ .objects = &sh->ev, .count = 1, .owner = 0x80 }, &index))
+	if (ws_wait_any(a, &(struct ws_wait){ .objects = &sh->h, .count = 1, .owner = 0x80 }, &index))
 		return 53;
 	return index == 0 ? 0 : 54;
 }
@@ -118,9 +167,9 @@ static int arena_lock_holder(ws_arena *a, pid_t tid)
 }
 
 enum outcome {
-	VICTIM_ENDED,  /* the victim's set ended before its point */
+	VICTIM_ENDED,  /* the victim's operation ended before its point */
 	LOG_IDLE,      /* killed with no record or its log idle: nothing for an adopter to do */
-	ADOPTER_ENDED, /* the adopter's set ended before its point */
+	ADOPTER_ENDED, /* the adopter's operation ended before its point */
 	ADOPTER_STOPPED,
 };
 
@@ -130,20 +179,21 @@ static int held;
 /* One victim killed at point k, one adopter stopped at point j, judged. */
 static enum outcome trial(long k, long j)
 {
+	const char *what = ops[sh->op].what;
 	enum outcome out = ADOPTER_STOPPED;
 	char report[256] = "";
 	int status = 0, dead;
 	pid_t waiter, v, ad;
 
-	sh->ev = mk_event(a, false, false);
+	sh->h = ops[sh->op].make(a);
 	waiter = fork_child_fn(waiting, NULL);
 	ck_assert(proc_asleep(waiter, 60000));
 	kill(waiter, SIGSTOP);
 	ck_assert(wait_stopped(waiter, 60000));
 	v = fork_child_fn(victim, (void *)(intptr_t)k);
-	ck_assert_msg(reap_child(v, 60000, &status), "point %ld: the victim hung", k);
+	ck_assert_msg(reap_child(v, 60000, &status), "%s, point %ld: the victim hung", what, k);
 	ck_assert_msg(WIFEXITED(status) ? WEXITSTATUS(status) == 0 : WTERMSIG(status) == SIGKILL,
-		      "point %ld: victim status %#x", k, status);
+		      "%s, point %ld: victim status %#x", what, k, status);
 	/* Killed before it had a record (-1), or with its log idle: nothing to adopt. */
 	dead = wb_named_record(a, v);
 	if (WIFEXITED(status))
@@ -158,35 +208,36 @@ static enum outcome trial(long k, long j)
 
 			/* -1: stopped before it looked for a record. */
 			ck_assert_msg(mine == -1 || mine == dead,
-				      "points %ld/%ld: the adopter took record %d, not %d", k, j, mine,
-				      dead);
+				      "%s, points %ld/%ld: the adopter took record %d, not %d", what, k, j,
+				      mine, dead);
 			if (r >= 0) {
 				held++;
 				ck_assert_msg(atomic_load(&a->records[r].log.arena_lock),
-					      "points %ld/%ld: the adopter holds the arena lock and "
-					      "does not say so", k, j);
+					      "%s, points %ld/%ld: the adopter holds the arena lock and "
+					      "does not say so", what, k, j);
 				/* Taken over, it would return 0 with the adopter still inside. */
 				CK_RC(ws_arena_check(nonblock, NULL, 0), -EAGAIN);
 			}
 			kill(ad, SIGCONT);
-			ck_assert_msg(reap_child(ad, 60000, &status), "points %ld/%ld: the adopter hung",
-				      k, j);
+			ck_assert_msg(reap_child(ad, 60000, &status),
+				      "%s, points %ld/%ld: the adopter hung", what, k, j);
 		} else {
 			out = ADOPTER_ENDED;
 		}
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			      "points %ld/%ld: adopter status %#x", k, j, status);
+			      "%s, points %ld/%ld: adopter status %#x", what, k, j, status);
 		give_back(a);
 	}
-	ck_assert_msg(ws_arena_check(a, report, sizeof report) == 0, "points %ld/%ld: %s", k, j,
-		      report);
-	/* The hand-off happened, or happens now: the waiter gets the event. */
-	CK_OK(ws_event_set(a, sh->ev, NULL));
+	ck_assert_msg(ws_arena_check(a, report, sizeof report) == 0, "%s, points %ld/%ld: %s", what,
+		      k, j, report);
+	/* The hand-off happened, or happens now: the waiter gets the object. */
+	CK_OK(ops[sh->op].settle(a, sh->h));
 	kill(waiter, SIGCONT);
-	ck_assert_msg(reap_child(waiter, 60000, &status), "points %ld/%ld: the waiter hung", k, j);
+	ck_assert_msg(reap_child(waiter, 60000, &status), "%s, points %ld/%ld: the waiter hung", what,
+		      k, j);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "points %ld/%ld: waiter status %#x", k, j, status);
-	CK_OK(ws_close(a, sh->ev));
+		      "%s, points %ld/%ld: waiter status %#x", what, k, j, status);
+	CK_OK(ws_close(a, sh->h));
 	return out;
 }
 
@@ -198,6 +249,8 @@ START_TEST(adopter_says_it_holds_the_arena_lock)
 	long stride = (100 + robust_scale() - 1) / robust_scale();
 
 	sh = shared_alloc(sizeof(*sh));
+	sh->op = _i;
+	held = 0;
 	a = named_arena(name, sizeof name, "adopted", 64);
 	CK_OK(ws_arena_open(name, &nonblock));
 	CK_OK(ws_arena_set_flags(nonblock, WS_ARENA_NONBLOCK));
@@ -212,8 +265,9 @@ START_TEST(adopter_says_it_holds_the_arena_lock)
 		}
 		busy += out == ADOPTER_ENDED;
 	}
-	printf("adopted recovery: %d victim points left a busy log; the adopter stopped %d times, "
-	       "%d of them holding the arena lock (every %ld points)\n", busy, stops, held, stride);
+	printf("adopted recovery, %s: %d victim points left a busy log; the adopter stopped %d "
+	       "times, %d of them holding the arena lock (every %ld points)\n", ops[_i].what, busy,
+	       stops, held, stride);
 	ck_assert_int_ge(busy, 1);
 	ck_assert_int_ge(held, 1);
 	ws_arena_close(nonblock);
@@ -228,7 +282,8 @@ static Suite *make_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 850);
-	tcase_add_test(tc, adopter_says_it_holds_the_arena_lock);
+	tcase_add_loop_test(tc, adopter_says_it_holds_the_arena_lock, 0,
+			    (int)(sizeof ops / sizeof ops[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
