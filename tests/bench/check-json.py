@@ -61,7 +61,7 @@ for r in rows:
 check(sorted(by_group) == list(range(1, 12)), f"groups {sorted(by_group)}")
 
 # (1)-(4), (7)-(11): the table's rows, as many as it prints, in its order.
-want = {1: 3, 2: 5, 3: 4, 4: 2, 7: 2, 8: 2, 9: 3, 10: 2, 11: 2}
+want = {1: 3, 2: 5, 3: 4, 4: 2, 7: 2, 8: 2, 9: 4, 10: 2, 11: 2}
 for g, n in want.items():
     timed = [r for r in by_group.get(g, []) if r.get("unit") == "ns/op"]
     check(len(timed) == n, f"group {g}: {len(timed)} ns/op rows, want {n}")
@@ -106,6 +106,18 @@ for r in pairs:
     if "vs_futex" in r:
         fut = next(x for x in pairs if x["who"] == "futex" and x["pairs"] == r["pairs"])
         check(math.isclose(r["vs_futex"], r["median"] / fut["median"], rel_tol=1e-9), "group 6 vs_futex")
+
+# (9)'s footer: the known list over winsync's one object, and that one
+# object plus the floor's own cost of the 63 more handles (known - one word).
+t9 = [r for r in by_group.get(9, []) if r.get("unit") == "ns/op"]
+f9 = [r for r in by_group.get(9, []) if r.get("unit") == "ratio"]
+if len(t9) == 4 and len(f9) == 2:
+    ws1, known, one = t9[1]["median"], t9[2]["median"], t9[3]["median"]
+    check(math.isclose(f9[0]["value"], known / ws1, rel_tol=1e-9), f"group 9 floor {f9[0]}")
+    check(math.isclose(f9[1]["value"], (ws1 + known - one) / ws1, rel_tol=1e-9),
+          f"group 9 floor of the 63 more handles {f9[1]}")
+else:
+    check(False, f"group 9: {len(t9)} ns/op rows and {len(f9)} floor rows, want 4 and 2")
 
 # --only: the rows of those groups and no others.
 check(doc.get("clock") == "monotonic", f"clock {doc.get('clock')}")
