@@ -34,7 +34,7 @@ static void leave_unlocked(void)
 static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_crit *c)
 {
 	struct ws_thread *t = ws_os_thread();
-	uint32_t taken_from;
+	uint32_t taken_from, dead_holder;
 	bool adopted, own_busy;
 	int ret;
 
@@ -84,9 +84,10 @@ static int enter(ws_arena *arena, _Atomic uint32_t *lock, bool block, struct ws_
 	own_busy = atomic_load_explicit(&c->log->state, memory_order_acquire) != WS_LOG_IDLE;
 	if (own_busy)
 		ws_recover(c, c->self);
-	if (taken_from && ws_ref_index(arena, taken_from) != UINT32_MAX) {
-		if (ws_ref_index(arena, taken_from) != c->self || !own_busy)
-			ws_recover(c, ws_ref_index(arena, taken_from));
+	dead_holder = taken_from ? ws_ref_index(arena, taken_from) : UINT32_MAX;
+	if (dead_holder != UINT32_MAX) {
+		if (dead_holder != c->self || !own_busy)
+			ws_recover(c, dead_holder);
 		/* It may have died recovering another: that one's log is still busy. */
 		ws_recover_orphans(c);
 	}
