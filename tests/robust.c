@@ -346,3 +346,15 @@ void bystander_stop(struct bystander *b)
 	atomic_store(&b->quit, 1);
 	pthread_join(b->thread, NULL);
 }
+
+int child_wait_one(const char *name, ws_handle h, uint32_t owner)
+{
+	ws_arena *a = NULL;
+	uint32_t index = 9;
+
+	if (ws_arena_open(name, &a))
+		return 50;
+	if (ws_wait_any(a, &(struct ws_wait){ .objects = &h, .count = 1, .owner = owner }, &index))
+		return 53;
+	return index == 0 ? 0 : 54;
+}

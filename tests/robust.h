@@ -34,6 +34,11 @@ void drop_arena(ws_arena *arena, const char *name);
 
 /* Forks; the child runs fn(arg) and _exits with its result. */
 pid_t fork_child_fn(int (*fn)(void *), void *arg);
+/*
+ * A forked waiter's body: opens arena `name` and waits for `h` as `owner`,
+ * with no deadline.  0 once it got it; 50 (open), 53 (wait) or 54 (index).
+ */
+int child_wait_one(const char *name, ws_handle h, uint32_t owner);
 /* Waits up to `ms` for the child: true once it is reaped (*status filled). */
 bool reap_child(pid_t pid, long ms, int *status);
 /* SIGKILL and reap. */

@@ -112,15 +112,8 @@ static int adopter(void *arg)
 /* The waiter the operation hands the object to, stopped so that it recovers nothing itself. */
 static int waiting(void *arg)
 {
-	ws_arena *a = NULL;
-	uint32_t index = 9;
-
 	(void)arg;
-	if (ws_arena_open(name, &a))
-		return 50;
-	if (ws_wait_any(a, &(struct ws_wait){ .objects = &sh->h, .count = 1, .owner = 0x80 }, &index))
-		return 53;
-	return index == 0 ? 0 : 54;
+	return child_wait_one(name, sh->h, 0x80);
 }
 
 /* What each record's alive word held before leave_only(): given back after. */

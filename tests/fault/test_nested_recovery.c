@@ -48,15 +48,8 @@ static int set_dies_at(ws_handle h, long k)
  * while the victims die, so that it cannot do the recovery itself. */
 static int waiting(void *arg)
 {
-	ws_arena *a = NULL;
-	uint32_t index = 9;
-
 	(void)arg;
-	if (ws_arena_open(name, &a))
-		return 50;
-	if (ws_wait_any(a, &(struct ws_wait){ .objects = &sh->ev, .count = 1, .owner = 0x80 }, &index))
-		return 53;
-	return index == 0 ? 0 : 54;
+	return child_wait_one(name, sh->ev, 0x80);
 }
 
 static int first_victim(void *arg)
