@@ -129,8 +129,13 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 	uint32_t seen = 0;
 
 	*taken_from = 0;
-	/* Odd while taking or holding: see holder_gone(). */
-	atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+	/*
+	 * Odd while taking or holding: see holder_gone().  Odd already only in
+	 * a record just adopted from a thread that died taking or holding a
+	 * lock (record.c): what it held is ours, and stays held meanwhile.
+	 */
+	if (!(atomic_load_explicit(holding, memory_order_relaxed) & 1))
+		atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 	if (atomic_compare_exchange_strong_explicit(word, &seen, ref, memory_order_acquire,
 						    memory_order_relaxed))
 		return 0;

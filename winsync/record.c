@@ -177,7 +177,15 @@ static bool take(struct ws_robust_head *head, struct ws_record *rec, uint32_t ex
 		WS_FAULT();
 		rec->tid = tid;
 		rec->pid = ws_os_process_id();
-		atomic_store_explicit(&rec->holding, 0, memory_order_relaxed);
+		/*
+		 * An adopted record keeps its dead thread's counter: odd, the
+		 * lock words that thread held (they bear our name now) stay
+		 * held, by us, until we have taken them over (lock.c's take).
+		 * Zeroed, they would look stale to the others (holder_gone),
+		 * who would take the arena lock with its log left busy.
+		 */
+		if (expected == 0)
+			atomic_store_explicit(&rec->holding, 0, memory_order_relaxed);
 		robust_link(head, rec);
 		WS_FAULT();
 	}

@@ -8,7 +8,8 @@
  *
  * A victim process is killed at each fault point of an operation that
  * hands an object to a queued waiter (an auto-reset event's set, a manual
- * event's pulse, a semaphore's release), leaving its log busy; every other
+ * event's pulse, a semaphore's release, a mutex's unlock), or of a wait_all
+ * that takes two objects at once, leaving its log busy; every other
  * record is then made unavailable by hand, so that the next new thread
  * must adopt the victim's.  That adopter, in a process of its own, is
  * stopped (SIGSTOP) at each fault point of the same operation.  Wherever
@@ -18,7 +19,13 @@
  * by the recovery of the adopted record.  And the adopted log is replayed
  * as the dead thread's, not as ours: a release it cut short between its
  * flag and its clear once left the object LOCKED for good (-EUCLEAN at the
- * 24th point).  Against the fault build.
+ * 24th point).  A wait_all's two objects end up both taken, by the victim
+ * or the adopter, never one.  The wait_all is the one operation here whose
+ * victim dies holding the arena lock itself: its adopter, stopped before
+ * it had taken that lock over, once had its record's `holding` counter
+ * zeroed, so the non-blocking check took the word for a stale name, took
+ * the lock, and could not replay the busy log of a live record (victim
+ * point 5, adopter point 3).  Against the fault build.
  */
 #define _GNU_SOURCE
 #include "fault_api.h"
@@ -26,17 +33,27 @@
 
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 
 #include "../../winsync/arena.h"
 #include "../whitebox.h"
 
-/* An operation that hands the object to one queued waiter. */
+/* The mutex's holder before the unlock, and the waiter's owner id. */
+#define HOLDER 0x51u
+#define WAITER 0x80u
+
+/*
+ * An operation run by the victim and then by the adopter, on the object the
+ * waiter is queued on (or, for a wait_all, on two others).
+ */
 struct op {
 	const char *what;
 	ws_handle (*make)(ws_arena *a);
 	int (*give)(ws_arena *a, ws_handle h);
 	int (*settle)(ws_arena *a, ws_handle h); /* makes sure the waiter gets it, after */
+	/* What must hold after the trial; may be NULL. */
+	void (*judge)(ws_arena *a, const char *what, bool one_ended);
 };
 
 static ws_handle auto_event(ws_arena *a)
@@ -69,17 +86,83 @@ static int release(ws_arena *a, ws_handle h)
 	return ws_sem_release(a, h, 1, NULL);
 }
 
-static const struct op ops[] = {
-	{ "set", auto_event, set, set },
-	{ "pulse", manual_event, pulse, set },
-	{ "release", empty_sem, release, release },
-};
+static ws_handle held_mutex(ws_arena *a)
+{
+	return mk_mutex(a, HOLDER, 1);
+}
+
+/*
+ * The victim's unlock hands the mutex to the waiter, or the adopter's does:
+ * the second unlock is -EPERM, and then the waiter must own it.
+ */
+static int unlock(ws_arena *a, ws_handle h)
+{
+	uint32_t count = 0, owner = 0;
+	int rc = ws_mutex_unlock(a, h, HOLDER, NULL);
+
+	if (rc != -EPERM)
+		return rc;
+	rc = ws_mutex_read(a, h, &count, &owner);
+	if (rc)
+		return rc;
+	return owner == WAITER && count == 1 ? 0 : -EPERM;
+}
 
 static char name[96];
 static struct {
 	ws_handle h;
+	ws_handle pair[2]; /* a wait_all's objects */
 	int op;
 } *sh;
+
+/* The waiter's event, and two signaled objects of another type each for the wait_all. */
+static ws_handle pair_and_event(ws_arena *a)
+{
+	sh->pair[0] = mk_event(a, false, true);
+	sh->pair[1] = mk_sem(a, 1, 1);
+	return mk_event(a, false, false);
+}
+
+/* Takes both, or (taken by the victim already) finds neither ready. */
+static int take_both(ws_arena *a, ws_handle h)
+{
+	static const struct timespec past = { 0, 0 };
+	const struct ws_wait w = { .objects = sh->pair, .count = 2, .owner = 0x61,
+				   .deadline = &past };
+	uint32_t index = 9;
+	int rc = ws_wait_all(a, &w, &index);
+
+	(void)h;
+	if (rc == -ETIMEDOUT)
+		return 0;
+	return rc ? rc : index == 0 ? 0 : -ERANGE;
+}
+
+/*
+ * Both taken or neither, never one; both, once a wait_all (the victim's or
+ * the adopter's) has run to its end.  Then both are closed.
+ */
+static void both_or_neither(ws_arena *a, const char *what, bool one_ended)
+{
+	bool signaled = true, manual = true;
+	uint32_t count = 9, max = 0;
+
+	CK_OK(ws_event_read(a, sh->pair[0], &signaled, &manual));
+	CK_OK(ws_sem_read(a, sh->pair[1], &count, &max));
+	ck_assert_msg(signaled == (count == 1), "%s: the event %s, the semaphore %u: one taken alone",
+		      what, signaled ? "signaled" : "taken", count);
+	ck_assert_msg(!one_ended || !signaled, "%s: a wait_all ended, and neither was taken", what);
+	CK_OK(ws_close(a, sh->pair[0]));
+	CK_OK(ws_close(a, sh->pair[1]));
+}
+
+static const struct op ops[] = {
+	{ "set", auto_event, set, set, NULL },
+	{ "pulse", manual_event, pulse, set, NULL },
+	{ "release", empty_sem, release, release, NULL },
+	{ "unlock", held_mutex, unlock, unlock, NULL },
+	{ "wait_all", pair_and_event, take_both, set, both_or_neither },
+};
 
 /* Exit 0: the operation ended before its k-th point; else killed or stopped there. */
 static int give_with_fault(long k, int signo)
@@ -113,7 +196,7 @@ static int adopter(void *arg)
 static int waiting(void *arg)
 {
 	(void)arg;
-	return child_wait_one(name, sh->h, 0x80);
+	return child_wait_one(name, sh->h, WAITER);
 }
 
 /* What each record's alive word held before leave_only(): given back after. */
@@ -175,7 +258,7 @@ static enum outcome trial(long k, long j)
 	const char *what = ops[sh->op].what;
 	enum outcome out = ADOPTER_STOPPED;
 	char report[256] = "";
-	int status = 0, dead;
+	int status = 0, dead, rc;
 	pid_t waiter, v, ad;
 
 	sh->h = ops[sh->op].make(a);
@@ -209,7 +292,10 @@ static enum outcome trial(long k, long j)
 					      "%s, points %ld/%ld: the adopter holds the arena lock and "
 					      "does not say so", what, k, j);
 				/* Taken over, it would return 0 with the adopter still inside. */
-				CK_RC(ws_arena_check(nonblock, NULL, 0), -EAGAIN);
+				rc = ws_arena_check(nonblock, report, sizeof report);
+				ck_assert_msg(rc == -EAGAIN, "%s, points %ld/%ld: a non-blocking "
+					      "check returned %d (%s), not -EAGAIN", what, k, j, rc,
+					      report);
 			}
 			kill(ad, SIGCONT);
 			ck_assert_msg(reap_child(ad, 60000, &status),
@@ -231,6 +317,12 @@ static enum outcome trial(long k, long j)
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "%s, points %ld/%ld: waiter status %#x", what, k, j, status);
 	CK_OK(ws_close(a, sh->h));
+	if (ops[sh->op].judge) {
+		char at[64];
+
+		snprintf(at, sizeof at, "%s, points %ld/%ld", what, k, j);
+		ops[sh->op].judge(a, at, out != LOG_IDLE);
+	}
 	return out;
 }
 
