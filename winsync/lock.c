@@ -125,16 +125,18 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 		struct ws_holder_watch watch, uint32_t *taken_from)
 {
 	_Atomic uint32_t *holding = &arena->records[self].holding;
-	bool takeover = !watch.object, relooked = false;
+	bool takeover = !watch.object, relooked = false, inherited;
 	uint32_t seen = 0;
 
 	*taken_from = 0;
 	/*
 	 * Odd while taking or holding: see holder_gone().  Odd already only in
 	 * a record just adopted from a thread that died taking or holding a
-	 * lock (record.c): what it held is ours, and stays held meanwhile.
+	 * lock (record.c): what it held is ours, and stays held, even if this
+	 * take fails, until the record is given back or its holds recovered.
 	 */
-	if (!(atomic_load_explicit(holding, memory_order_relaxed) & 1))
+	inherited = atomic_load_explicit(holding, memory_order_relaxed) & 1;
+	if (!inherited)
 		atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 	if (atomic_compare_exchange_strong_explicit(word, &seen, ref, memory_order_acquire,
 						    memory_order_relaxed))
@@ -161,7 +163,8 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 		/* Our own name while we do not hold it: a predecessor of an adopted record. */
 		if ((seen & ~WS_LOCK_CONTENDED) == ref || holder_gone(arena, seen, &watch)) {
 			if (!takeover) {
-				atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+				if (!inherited)
+					atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 				*taken_from = seen;
 				return -EOWNERDEAD;
 			}
@@ -180,7 +183,8 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 			continue;
 		}
 		if (!block) {
-			atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+			if (!inherited)
+				atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 			return -EAGAIN;
 		}
 		if (!(seen & WS_LOCK_CONTENDED)) {
