@@ -25,7 +25,14 @@
  * it had taken that lock over, once had its record's `holding` counter
  * zeroed, so the non-blocking check took the word for a stale name, took
  * the lock, and could not replay the busy log of a live record (victim
- * point 5, adopter point 3).  Against the fault build.
+ * point 5, adopter point 3).
+ *
+ * Then the same with the adopter killed at its point instead of stopped,
+ * dead in the middle of the first dead thread's work: a second adopter,
+ * with no fault, runs the operation and an arena check, adopting the
+ * record once more, and everything must come out whole (the waiter gets
+ * its object; the wait_all's two objects go together).  Against the fault
+ * build.
  */
 #define _GNU_SOURCE
 #include "fault_api.h"
@@ -33,8 +40,8 @@
 
 #include <signal.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "../../winsync/arena.h"
 #include "../whitebox.h"
@@ -192,6 +199,11 @@ static int adopter(void *arg)
 	return give_with_fault((long)(intptr_t)arg, SIGSTOP);
 }
 
+static int adopter_killed(void *arg)
+{
+	return give_with_fault((long)(intptr_t)arg, SIGKILL);
+}
+
 /* The waiter the operation hands the object to, stopped so that it recovers nothing itself. */
 static int waiting(void *arg)
 {
@@ -243,23 +255,122 @@ static int arena_lock_holder(ws_arena *a, pid_t tid)
 }
 
 enum outcome {
-	VICTIM_ENDED,  /* the victim's operation ended before its point */
-	LOG_IDLE,      /* killed with no record or its log idle: nothing for an adopter to do */
-	ADOPTER_ENDED, /* the adopter's operation ended before its point */
-	ADOPTER_STOPPED,
+	VICTIM_ENDED,   /* the victim's operation ended before its point */
+	LOG_IDLE,       /* killed with no record or its log idle: nothing for an adopter to do */
+	ADOPTER_ENDED,  /* the adopter's operation ended before its point */
+	ADOPTER_CAUGHT, /* stopped (or killed) there */
 };
 
 static ws_arena *a, *nonblock;
 static int held;
 
-/* One victim killed at point k, one adopter stopped at point j, judged. */
-static enum outcome trial(long k, long j)
+/* The adopter stopped at its point j: if it holds the arena lock, it must say so. */
+static enum outcome adopt_stopped(long k, long j, int dead)
 {
 	const char *what = ops[sh->op].what;
-	enum outcome out = ADOPTER_STOPPED;
+	enum outcome out = ADOPTER_CAUGHT;
 	char report[256] = "";
-	int status = 0, dead, rc;
-	pid_t waiter, v, ad;
+	int status = 0, rc;
+	pid_t ad;
+
+	leave_only(a, dead);
+	ad = fork_child_fn(adopter, (void *)(intptr_t)j);
+	if (stopped_or_ended(ad, 60000, &status)) {
+		int r = arena_lock_holder(a, ad), mine = wb_named_record(a, ad);
+
+		/* -1: stopped before it looked for a record. */
+		ck_assert_msg(mine == -1 || mine == dead,
+			      "%s, points %ld/%ld: the adopter took record %d, not %d", what, k, j,
+			      mine, dead);
+		if (r >= 0) {
+			held++;
+			ck_assert_msg(atomic_load(&a->records[r].log.arena_lock),
+				      "%s, points %ld/%ld: the adopter holds the arena lock and "
+				      "does not say so", what, k, j);
+			/* Taken over, it would return 0 with the adopter still inside. */
+			rc = ws_arena_check(nonblock, report, sizeof report);
+			ck_assert_msg(rc == -EAGAIN, "%s, points %ld/%ld: a non-blocking check "
+				      "returned %d (%s), not -EAGAIN", what, k, j, rc, report);
+		}
+		kill(ad, SIGCONT);
+		ck_assert_msg(reap_child(ad, 60000, &status), "%s, points %ld/%ld: the adopter hung",
+			      what, k, j);
+	} else {
+		out = ADOPTER_ENDED;
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "%s, points %ld/%ld: adopter status %#x", what, k, j, status);
+	give_back(a);
+	return out;
+}
+
+/*
+ * A second adopter, with no fault: its operation (which may need no record
+ * if the first finished the hand-off) and an arena check, which enters the
+ * arena lock and so must adopt record `dead` and find all whole.
+ */
+static int second_adopter(void *arg)
+{
+	ws_arena *mine = NULL;
+	char report[256] = "";
+	int rc;
+
+	if (ws_arena_open(name, &mine))
+		return 50;
+	rc = ops[sh->op].give(mine, sh->h);
+	if (rc) {
+		fprintf(stderr, "%s, second adopter: %d\n", ops[sh->op].what, rc);
+		return 51;
+	}
+	rc = ws_arena_check(mine, report, sizeof report);
+	if (rc) {
+		fprintf(stderr, "%s, second adopter's check: %d (%s)\n", ops[sh->op].what, rc, report);
+		return 52;
+	}
+	return wb_named_record(mine, (pid_t)syscall(SYS_gettid)) == (int)(intptr_t)arg ? 0 : 55;
+}
+
+/*
+ * The adopter killed at its point j instead, dead in the middle of the
+ * dead thread's work: a second adopter takes the record again and must
+ * finish both (recovery nested in an adopted record).
+ */
+static enum outcome adopt_killed(long k, long j, int dead)
+{
+	const char *what = ops[sh->op].what;
+	int status = 0;
+	pid_t ad;
+
+	leave_only(a, dead);
+	ad = fork_child_fn(adopter_killed, (void *)(intptr_t)j);
+	ck_assert_msg(reap_child(ad, 60000, &status), "%s, points %ld/%ld: the adopter hung", what,
+		      k, j);
+	give_back(a);
+	if (WIFEXITED(status)) {
+		ck_assert_msg(WEXITSTATUS(status) == 0, "%s, points %ld/%ld: adopter status %#x",
+			      what, k, j, status);
+		return ADOPTER_ENDED;
+	}
+	ck_assert_msg(WTERMSIG(status) == SIGKILL, "%s, points %ld/%ld: adopter status %#x", what,
+		      k, j, status);
+	leave_only(a, dead);
+	ad = fork_child_fn(second_adopter, (void *)(intptr_t)dead);
+	ck_assert_msg(reap_child(ad, 60000, &status), "%s, points %ld/%ld: the second adopter hung",
+		      what, k, j);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "%s, points %ld/%ld: second adopter status %#x", what, k, j, status);
+	give_back(a);
+	return ADOPTER_CAUGHT;
+}
+
+/* One victim killed at point k, one adopter stopped (or killed) at point j, judged. */
+static enum outcome trial(long k, long j, bool kill_adopter)
+{
+	const char *what = ops[sh->op].what;
+	enum outcome out = ADOPTER_CAUGHT;
+	char report[256] = "";
+	int status = 0, dead;
+	pid_t waiter, v;
 
 	sh->h = ops[sh->op].make(a);
 	waiter = fork_child_fn(waiting, NULL);
@@ -276,37 +387,8 @@ static enum outcome trial(long k, long j)
 		out = VICTIM_ENDED;
 	else if (dead < 0 || atomic_load(&a->records[dead].log.state) == WS_LOG_IDLE)
 		out = LOG_IDLE;
-	if (out == ADOPTER_STOPPED) {
-		leave_only(a, dead);
-		ad = fork_child_fn(adopter, (void *)(intptr_t)j);
-		if (stopped_or_ended(ad, 60000, &status)) {
-			int r = arena_lock_holder(a, ad), mine = wb_named_record(a, ad);
-
-			/* -1: stopped before it looked for a record. */
-			ck_assert_msg(mine == -1 || mine == dead,
-				      "%s, points %ld/%ld: the adopter took record %d, not %d", what, k, j,
-				      mine, dead);
-			if (r >= 0) {
-				held++;
-				ck_assert_msg(atomic_load(&a->records[r].log.arena_lock),
-					      "%s, points %ld/%ld: the adopter holds the arena lock and "
-					      "does not say so", what, k, j);
-				/* Taken over, it would return 0 with the adopter still inside. */
-				rc = ws_arena_check(nonblock, report, sizeof report);
-				ck_assert_msg(rc == -EAGAIN, "%s, points %ld/%ld: a non-blocking "
-					      "check returned %d (%s), not -EAGAIN", what, k, j, rc,
-					      report);
-			}
-			kill(ad, SIGCONT);
-			ck_assert_msg(reap_child(ad, 60000, &status),
-				      "%s, points %ld/%ld: the adopter hung", what, k, j);
-		} else {
-			out = ADOPTER_ENDED;
-		}
-		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			      "%s, points %ld/%ld: adopter status %#x", what, k, j, status);
-		give_back(a);
-	}
+	if (out == ADOPTER_CAUGHT)
+		out = kill_adopter ? adopt_killed(k, j, dead) : adopt_stopped(k, j, dead);
 	ck_assert_msg(ws_arena_check(a, report, sizeof report) == 0, "%s, points %ld/%ld: %s", what,
 		      k, j, report);
 	/* The hand-off happened, or happens now: the waiter gets the object. */
@@ -326,15 +408,19 @@ static enum outcome trial(long k, long j)
 	return out;
 }
 
-START_TEST(adopter_says_it_holds_the_arena_lock)
+#define NOPS ((int)(sizeof ops / sizeof ops[0]))
+
+/* Every victim point k, and for each a stride of adopter points j. */
+static void campaign(int op, bool kill_adopter)
 {
-	int busy = 0, stops = 0;
+	int busy = 0, caught = 0;
 	enum outcome out = LOG_IDLE;
-	/* As test_nested_recovery: every point natively, fewer where all is slower. */
-	long stride = (100 + robust_scale() - 1) / robust_scale();
+	/* As test_nested_recovery: every point natively, fewer where all is slower;
+	 * half as many again for a killed adopter, whose trial runs one more process. */
+	long stride = (100 + robust_scale() - 1) / robust_scale() * (kill_adopter ? 2 : 1);
 
 	sh = shared_alloc(sizeof(*sh));
-	sh->op = _i;
+	sh->op = op;
 	held = 0;
 	a = named_arena(name, sizeof name, "adopted", 64);
 	CK_OK(ws_arena_open(name, &nonblock));
@@ -343,21 +429,38 @@ START_TEST(adopter_says_it_holds_the_arena_lock)
 	CK_OK(ws_arena_check(nonblock, NULL, 0));
 	for (long k = 1; out != VICTIM_ENDED; k++) {
 		for (long j = 1 + k % stride;; j += stride) {
-			out = trial(k, j);
-			if (out != ADOPTER_STOPPED)
+			out = trial(k, j, kill_adopter);
+			if (out != ADOPTER_CAUGHT)
 				break;
-			stops++;
+			caught++;
 		}
 		busy += out == ADOPTER_ENDED;
 	}
-	printf("adopted recovery, %s: %d victim points left a busy log; the adopter stopped %d "
-	       "times, %d of them holding the arena lock (every %ld points)\n", ops[_i].what, busy,
-	       stops, held, stride);
+	if (kill_adopter)
+		printf("adopted recovery, %s: %d victim points left a busy log; the adopter killed "
+		       "%d times, a second adopter finished (every %ld points)\n", ops[op].what,
+		       busy, caught, stride);
+	else
+		printf("adopted recovery, %s: %d victim points left a busy log; the adopter stopped "
+		       "%d times, %d of them holding the arena lock (every %ld points)\n",
+		       ops[op].what, busy, caught, held, stride);
 	ck_assert_int_ge(busy, 1);
-	ck_assert_int_ge(held, 1);
+	ck_assert_int_ge(caught, 1);
+	ck_assert(kill_adopter || held >= 1);
 	ws_arena_close(nonblock);
 	drop_arena(a, name);
 	shared_free(sh, sizeof(*sh));
+}
+
+START_TEST(adopter_says_it_holds_the_arena_lock)
+{
+	campaign(_i, false);
+}
+END_TEST
+
+START_TEST(second_adopter_finishes_both)
+{
+	campaign(_i, true);
 }
 END_TEST
 
@@ -367,8 +470,8 @@ static Suite *make_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 850);
-	tcase_add_loop_test(tc, adopter_says_it_holds_the_arena_lock, 0,
-			    (int)(sizeof ops / sizeof ops[0]));
+	tcase_add_loop_test(tc, adopter_says_it_holds_the_arena_lock, 0, NOPS);
+	tcase_add_loop_test(tc, second_adopter_finishes_both, 0, NOPS);
 	suite_add_tcase(s, tc);
 	return s;
 }
