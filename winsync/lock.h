@@ -8,11 +8,13 @@
  * A sleeper on the lock also sleeps on the holder's `alive` word with
  * FUTEX_WAITERS set in it, so the kernel's robust-list walk wakes it the
  * moment the holder dies; it looks again every 100 ms in any case.  A
- * record's `holding` counter is odd while it takes or holds a lock, and
- * its log says which lock (the arena's, or an object's): a lock word
- * naming a live record that does not say it holds that word, unchanged
- * with the counter at two looks, one right after the other, names nobody
- * (a stale or corrupted word) and is taken over too (lock.c).
+ * record's `holding` counter is odd while it takes or holds a lock (an
+ * adopted record's stays as its dead thread left it: those locks are the
+ * adopter's now), and its log says which lock (the arena's, or an
+ * object's): a lock word naming a live record that does not say it holds
+ * that word, unchanged with the counter at two looks, one right after the
+ * other, names nobody (a stale or corrupted word) and is taken over too
+ * (lock.c).
  *
  * This file knows lock words and records, nothing above them.
  */
