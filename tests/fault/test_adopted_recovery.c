@@ -46,9 +46,10 @@
 #include "../../winsync/arena.h"
 #include "../whitebox.h"
 
-/* The mutex's holder before the unlock, and the waiter's owner id. */
+/* The mutex's holder before the unlock, the waiter's owner id, the wait_all's. */
 #define HOLDER 0x51u
 #define WAITER 0x80u
+#define TAKER  0x61u
 
 /*
  * An operation run by the victim and then by the adopter, on the object the
@@ -134,7 +135,7 @@ static ws_handle pair_and_event(ws_arena *a)
 static int take_both(ws_arena *a, ws_handle h)
 {
 	static const struct timespec past = { 0, 0 };
-	const struct ws_wait w = { .objects = sh->pair, .count = 2, .owner = 0x61,
+	const struct ws_wait w = { .objects = sh->pair, .count = 2, .owner = TAKER,
 				   .deadline = &past };
 	uint32_t index = 9;
 	int rc = ws_wait_all(a, &w, &index);
@@ -171,14 +172,14 @@ static const struct op ops[] = {
 	{ "wait_all", pair_and_event, take_both, set, both_or_neither },
 };
 
-/* Exit 0: the operation ended before its k-th point; else killed or stopped there. */
-static int give_with_fault(long k, int signo)
+/*
+ * The operation through `a`, killed or stopped (signo) at its k-th fault
+ * point (k 0: none).  0: it ended before that point; 51: it failed.
+ */
+static int give_in(ws_arena *a, long k, int signo)
 {
-	ws_arena *a = NULL;
 	int rc;
 
-	if (ws_arena_open(name, &a))
-		return 50;
 	ws_fault_arm_signal(k, signo);
 	rc = ops[sh->op].give(a, sh->h);
 	if (rc) {
@@ -187,6 +188,15 @@ static int give_with_fault(long k, int signo)
 	}
 	ws_fault_arm(0);
 	return 0;
+}
+
+static int give_with_fault(long k, int signo)
+{
+	ws_arena *a = NULL;
+
+	if (ws_arena_open(name, &a))
+		return 50;
+	return give_in(a, k, signo);
 }
 
 static int victim(void *arg)
@@ -317,11 +327,10 @@ static int second_adopter(void *arg)
 
 	if (ws_arena_open(name, &mine))
 		return 50;
-	rc = ops[sh->op].give(mine, sh->h);
-	if (rc) {
-		fprintf(stderr, "%s, second adopter: %d\n", ops[sh->op].what, rc);
-		return 51;
-	}
+	/* The same arena pointer for the check: a second would want a record of its own. */
+	rc = give_in(mine, 0, SIGKILL);
+	if (rc)
+		return rc;
 	rc = ws_arena_check(mine, report, sizeof report);
 	if (rc) {
 		fprintf(stderr, "%s, second adopter's check: %d (%s)\n", ops[sh->op].what, rc, report);
