@@ -232,7 +232,8 @@ int ws_crit_hold_objects(struct ws_crit *c)
 			if ((seen & ~WS_LOCK_CONTENDED) == c->ref)
 				break;
 			if (!seen) {
-				if (atomic_compare_exchange_weak_explicit(word, &seen, c->ref,
+				if (atomic_compare_exchange_weak_explicit(word, &seen,
+									  ws_lock_name(c->ref, &watch),
 									  memory_order_acquire,
 									  memory_order_relaxed))
 					break;

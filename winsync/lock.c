@@ -97,7 +97,7 @@ bool ws_lock_holder_dead(ws_arena *arena, _Atomic uint32_t *word)
  * holder's `alive` word gets FUTEX_WAITERS so that the kernel wakes us when
  * it marks the death.
  */
-static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen)
+static int sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen)
 {
 	struct ws_futex_word words[2] = {
 		{ word, seen, arena->shared },
@@ -105,6 +105,7 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 	unsigned int count = 1;
 	uint32_t r = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
 	struct ws_deadline slice = ws_deadline_after(WS_CLOCK_MONOTONIC, LOCK_CHECK_NS);
+	int ret;
 
 	if (r != UINT32_MAX && (arena->shared || ws_futex_mixed_flags())) {
 		struct ws_record *rec = &arena->records[r];
@@ -112,12 +113,15 @@ static void sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t se
 
 		/* Gone already: the caller's next look takes the lock over, no sleep. */
 		if (!ws_record_watch(&rec->alive, &alive))
-			return;
+			return -EAGAIN;
 		/* The kernel wakes robust words as shared futexes. */
 		words[count++] = (struct ws_futex_word){ &rec->alive, alive, true };
 	}
 	ws_stat_add(WS_STAT_LOCK_SLEEPS);
-	ws_futex_wait(words, count, &slice);
+	ret = ws_futex_wait(words, count, &slice);
+	if (ret == -ETIMEDOUT)
+		ws_stat_add(WS_STAT_LOCK_SLICES);
+	return ret;
 }
 
 /* Takes `word`; one whose holder is gone is taken over, or with !takeover left alone (-EOWNERDEAD). */
@@ -255,8 +259,18 @@ bool ws_lock_wait_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
 			return false;
 		seen |= WS_LOCK_CONTENDED;
 	}
-	sleep_on_holder(arena, word, seen);
+	/* 0: woken by a wake (a release's, or the holder's death). */
+	if (sleep_on_holder(arena, word, seen) == 0)
+		watch->woken = true;
 	return false;
+}
+
+void ws_lock_pass_wake(ws_arena *arena, _Atomic uint32_t *word, struct ws_holder_watch *watch)
+{
+	if (!watch->woken)
+		return;
+	watch->woken = false;
+	ws_futex_wake(word, 1, arena->shared);
 }
 
 void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self)

@@ -58,11 +58,24 @@ struct ws_holder_watch {
 	uint32_t holding;  /* the holder's counter then */
 	bool suspect;
 	bool fresh;        /* the suspicion began at the last look: look again now */
+	bool woken;        /* a release's one wake came to us: see below */
 };
 #define WS_HOLDER_WATCH(slot_plus_one) \
-	((struct ws_holder_watch){ (slot_plus_one), 0, 0, false, false })
+	((struct ws_holder_watch){ (slot_plus_one), 0, 0, false, false, false })
 bool ws_lock_wait_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t seen,
 			 struct ws_holder_watch *watch);
+/*
+ * A release wakes one sleeper, which owes the others theirs: a taker that
+ * was woken takes the word with the contended bit (ws_lock_name), so that
+ * its own release wakes the next; one that leaves without taking it passes
+ * the wake on (ws_lock_pass_wake).  Else a sleeper behind it sleeps on a
+ * free word until its 100-ms look.
+ */
+static inline uint32_t ws_lock_name(uint32_t ref, const struct ws_holder_watch *watch)
+{
+	return watch->woken ? ref | WS_LOCK_CONTENDED : ref;
+}
+void ws_lock_pass_wake(ws_arena *arena, _Atomic uint32_t *word, struct ws_holder_watch *watch);
 void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self);
 
 /* Is `word` held by a thread that has died?  No lock taken: a hint. */

@@ -19,6 +19,7 @@ enum ws_stat {
 	/* Not in the public struct ws_stats (its size is ABI): for tests and tools inside. */
 	WS_STAT_SPIN_CAUGHT,  /* WS_ARENA_SPIN polls that saw the hand-off arrive */
 	WS_STAT_SPIN_MISSED,  /* and those that gave up and slept */
+	WS_STAT_LOCK_SLICES,  /* lock sleeps that ran out their 100-ms slice unwoken */
 	WS_STAT_COUNT
 };
 

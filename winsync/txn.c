@@ -103,11 +103,10 @@ static void snapshot(struct ws_log_locked *e, struct ws_object *obj, uint64_t he
  * waits for anything, so we wait for it.  One whose holder is gone is
  * rolled back here; its operation is finished when we leave (crit.c).
  */
-static int wait_object_section(struct ws_crit *c, uint32_t slot)
+static int section_over(struct ws_crit *c, uint32_t slot, struct ws_holder_watch *watch)
 {
 	ws_arena *arena = c->arena;
 	struct ws_object *obj = &arena->objects[slot];
-	struct ws_holder_watch watch = WS_HOLDER_WATCH(slot + 1);
 
 	for (;;) {
 		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
@@ -127,7 +126,7 @@ static int wait_object_section(struct ws_crit *c, uint32_t slot)
 		}
 		if ((arena->flags & WS_ARENA_NONBLOCK) && !c->committed)
 			return -EAGAIN;
-		if (!ws_lock_wait_holder(arena, &obj->lock, seen, &watch))
+		if (!ws_lock_wait_holder(arena, &obj->lock, seen, watch))
 			continue;
 		if (!ws_lock_seize(&obj->lock, seen, c->ref))
 			continue;
@@ -139,6 +138,17 @@ static int wait_object_section(struct ws_crit *c, uint32_t slot)
 		}
 		ws_lock_release_seized(arena, &obj->lock, c->ref);
 	}
+}
+
+/* Object `slot` is LOCKED by another section: waits until it is not. */
+static int wait_object_section(struct ws_crit *c, uint32_t slot)
+{
+	struct ws_holder_watch watch = WS_HOLDER_WATCH(slot + 1);
+	int ret = section_over(c, slot, &watch);
+
+	/* The section's holder woke us alone; we do not take its word. */
+	ws_lock_pass_wake(c->arena, &c->arena->objects[slot].lock, &watch);
+	return ret;
 }
 
 int ws_obj_hold_word(struct ws_crit *c, uint32_t slot)
@@ -153,7 +163,8 @@ int ws_obj_hold_word(struct ws_crit *c, uint32_t slot)
 		if ((seen & ~WS_LOCK_CONTENDED) == c->ref)
 			return 0;
 		if (!seen) {
-			if (atomic_compare_exchange_weak_explicit(word, &seen, c->ref,
+			if (atomic_compare_exchange_weak_explicit(word, &seen,
+								  ws_lock_name(c->ref, &watch),
 								  memory_order_acquire,
 								  memory_order_relaxed))
 				return 0;
@@ -428,11 +439,8 @@ static bool apply_hand(struct ws_crit *c, struct ws_log *log)
  * head unchanged, stamp and all) across a look at a free word is nobody
  * else's.
  */
-static bool marked_by_log(struct ws_crit *c, uint32_t slot)
+static bool mark_is_logs(struct ws_crit *c, struct ws_object *obj, struct ws_holder_watch *watch)
 {
-	struct ws_object *obj = &c->arena->objects[slot];
-	struct ws_holder_watch watch = WS_HOLDER_WATCH(slot + 1);
-
 	for (;;) {
 		uint64_t head = atomic_load_explicit(&obj->head, memory_order_acquire);
 		uint32_t seen = atomic_load_explicit(&obj->lock, memory_order_acquire);
@@ -441,13 +449,24 @@ static bool marked_by_log(struct ws_crit *c, uint32_t slot)
 		if (!(ws_head_tag(head) & WS_HEAD_LOCKED))
 			return false;
 		if (seen && holder != c->ref && ws_ref_live(c->arena, holder)) {
-			if (ws_lock_wait_holder(c->arena, &obj->lock, seen, &watch))
+			if (ws_lock_wait_holder(c->arena, &obj->lock, seen, watch))
 				return true; /* a stale word: nobody's section */
 			continue;
 		}
 		if (atomic_load_explicit(&obj->head, memory_order_acquire) == head)
 			return true;
 	}
+}
+
+static bool marked_by_log(struct ws_crit *c, uint32_t slot)
+{
+	struct ws_object *obj = &c->arena->objects[slot];
+	struct ws_holder_watch watch = WS_HOLDER_WATCH(slot + 1);
+	bool logs = mark_is_logs(c, obj, &watch);
+
+	/* We waited for the word, never to take it: the next sleeper's wake is not ours. */
+	ws_lock_pass_wake(c->arena, &obj->lock, &watch);
+	return logs;
 }
 
 /*
