@@ -120,6 +120,8 @@ static void run_at(ws_arena *a, long k, enum first first, bool *ended, long *set
 	waiter_init(&q, a, 0x80, false, &sh->ev, 1);
 	waiter_start(&q);
 	waiter_asleep(&q);
+	/* Orders the record reads below after the waiter's claim of its own (whitebox.h). */
+	CK_OK(ws_arena_check(a, NULL, 0));
 	pid = fork_child_fn(stopping_holder, (void *)(intptr_t)k);
 	*ended = !stopped_or_ended(pid, 60000, &status);
 	if (*ended) {
