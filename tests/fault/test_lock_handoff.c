@@ -17,8 +17,7 @@
  * without one.  Against the fault build of the core.
  */
 #define _GNU_SOURCE
-#include "fault_api.h"
-#include "robust.h"
+#include "stopped_set.h"
 
 #include <signal.h>
 #include <sys/syscall.h>
@@ -29,21 +28,6 @@
 #include "whitebox.h"
 
 static char name[96];
-static struct {
-	ws_handle ev;
-} *sh;
-
-/* The holder: a set that hands the event to its waiter, stopped at point k. */
-static int stopping_holder(void *arg)
-{
-	long k = (long)(intptr_t)arg;
-	ws_arena *a = NULL;
-
-	if (ws_arena_open(name, &a) || ws_arena_check(a, NULL, 0))
-		return 50;
-	ws_fault_arm_signal(k, SIGSTOP);
-	return ws_event_set(a, sh->ev, NULL) ? 52 : 0;
-}
 
 /* The second sleeper: a set of the same event, which takes its word. */
 struct setter {
@@ -105,24 +89,23 @@ static void run_at(ws_arena *a, long k, enum first first, bool *ended, long *set
 	struct setter t = { .a = a };
 	struct checker chk = { .a = a };
 	pthread_t setter_thread, check_thread = 0;
-	ws_handle both[2];
+	ws_handle ev = mk_event(a, false, false), both[2];
 	uint32_t slot, seen;
 	int status, rec;
 	pid_t pid;
 	uint64_t slices0;
 	struct timespec t0;
 
-	sh->ev = mk_event(a, false, false);
-	both[0] = sh->ev;
+	both[0] = ev;
 	both[1] = mk_event(a, true, true);
-	t.ev = sh->ev;
-	slot = ws_handle_slot(a, sh->ev);
-	waiter_init(&q, a, 0x80, false, &sh->ev, 1);
+	t.ev = ev;
+	slot = ws_handle_slot(a, ev);
+	waiter_init(&q, a, 0x80, false, &ev, 1);
 	waiter_start(&q);
 	waiter_asleep(&q);
 	/* Orders the record reads below after the waiter's claim of its own (whitebox.h). */
 	CK_OK(ws_arena_check(a, NULL, 0));
-	pid = fork_child_fn(stopping_holder, (void *)(intptr_t)k);
+	pid = fork_stopped_set(name, ev, k);
 	*ended = !stopped_or_ended(pid, 60000, &status);
 	if (*ended) {
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "point %ld: holder %#x", k,
@@ -183,7 +166,7 @@ static void run_at(ws_arena *a, long k, enum first first, bool *ended, long *set
 	CK_OK(ws_arena_check(a, NULL, 0));
 	CK_OK(ws_close(a, both[1]));
 out:
-	CK_OK(ws_close(a, sh->ev));
+	CK_OK(ws_close(a, ev));
 }
 
 static void run_points(enum first first)
@@ -193,7 +176,6 @@ static void run_points(enum first first)
 	long worst = 0;
 	bool ended = false;
 
-	sh = shared_alloc(sizeof(*sh));
 	for (long k = 1; !ended && k < 200; k++) {
 		long set_ms = -1;
 
@@ -210,7 +192,6 @@ static void run_points(enum first first)
 	/* The set holds its event's word from its first points on. */
 	ck_assert_int_ge(tested, 1);
 	drop_arena(a, name);
-	shared_free(sh, sizeof(*sh));
 }
 
 START_TEST(wait_all_woken_first)

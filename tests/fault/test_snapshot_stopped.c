@@ -8,27 +8,12 @@
  * than waiting for it.  Against the fault build of the core.
  */
 #define _GNU_SOURCE
-#include "fault_api.h"
-#include "robust.h"
+#include "stopped_set.h"
 
 #include <signal.h>
 #include <sys/wait.h>
 
 static char name[96];
-static struct {
-	ws_handle ev;
-} *sh;
-
-static int stopping_holder(void *arg)
-{
-	long k = (long)(intptr_t)arg;
-	ws_arena *a = NULL;
-
-	if (ws_arena_open(name, &a) || ws_arena_check(a, NULL, 0))
-		return 50;
-	ws_fault_arm_signal(k, SIGSTOP);
-	return ws_event_set(a, sh->ev, NULL) ? 52 : 0;
-}
 
 static long took_ms(struct timespec t0)
 {
@@ -41,20 +26,19 @@ START_TEST(snapshot_beside_a_stopped_holder)
 	int busy_seen = 0, held_seen = 0;
 	long worst = 0;
 
-	sh = shared_alloc(sizeof(*sh));
 	a = named_arena(name, sizeof name, "snapstop", 64);
 	for (long k = 1; k <= 6; k++) {
 		struct ws_snapshot *s, *own;
 		struct timespec t0;
 		struct waiter w;
+		ws_handle ev = mk_event(a, false, false);
 		int status;
 		pid_t pid;
 
-		sh->ev = mk_event(a, false, false);
-		waiter_init(&w, a, 0x80, false, &sh->ev, 1);
+		waiter_init(&w, a, 0x80, false, &ev, 1);
 		waiter_start(&w);
 		waiter_asleep(&w);
-		pid = fork_child_fn(stopping_holder, (void *)(intptr_t)k);
+		pid = fork_stopped_set(name, ev, k);
 		ck_assert_msg(wait_stopped(pid, 60000), "point %ld: the holder never stopped", k);
 
 		t0 = ts_now(CLOCK_MONOTONIC);
@@ -75,7 +59,7 @@ START_TEST(snapshot_beside_a_stopped_holder)
 				    (x->threads[t].flags & WS_SNAPSHOT_LOCK_HOLDER))
 					held_seen += i == 0;
 			for (uint32_t j = 0; j < x->object_count; j++)
-				if (x->objects[j].handle == sh->ev)
+				if (x->objects[j].handle == ev)
 					o = &x->objects[j];
 			ck_assert_ptr_nonnull(o);
 			if (o->flags & WS_SNAPSHOT_BUSY) {
@@ -92,7 +76,7 @@ START_TEST(snapshot_beside_a_stopped_holder)
 			      status);
 		ck_assert_int_eq(waiter_join(&w), 0);
 		CK_OK(ws_arena_check(a, NULL, 0));
-		CK_OK(ws_close(a, sh->ev));
+		CK_OK(ws_close(a, ev));
 	}
 	printf("snapshot beside a stopped holder: lock held at %d of 6 points, event busy at %d, "
 	       "slowest %ld ms\n", held_seen, busy_seen, worst);
@@ -100,7 +84,6 @@ START_TEST(snapshot_beside_a_stopped_holder)
 	ck_assert_int_ge(held_seen, 1);
 	ck_assert_int_ge(busy_seen, 1);
 	drop_arena(a, name);
-	shared_free(sh, sizeof(*sh));
 }
 END_TEST
 
