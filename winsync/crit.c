@@ -218,38 +218,17 @@ int ws_crit_reap(ws_arena *arena, bool try_only)
 
 int ws_crit_hold_objects(struct ws_crit *c)
 {
-	ws_arena *arena = c->arena;
-	uint32_t n = ws_slots_used(arena);
-	bool block = !(arena->flags & WS_ARENA_NONBLOCK);
+	uint32_t n = ws_slots_used(c->arena);
 
 	for (uint32_t s = 0; s < n; s++) {
-		_Atomic uint32_t *word = &arena->objects[s].lock;
-		struct ws_holder_watch watch = WS_HOLDER_WATCH(s + 1);
+		uint32_t gone;
+		int ret = ws_obj_take_word(c, s, &gone);
 
-		for (;;) {
-			uint32_t seen = atomic_load_explicit(word, memory_order_acquire), holder;
-
-			if ((seen & ~WS_LOCK_CONTENDED) == c->ref)
-				break;
-			if (!seen) {
-				if (atomic_compare_exchange_weak_explicit(word, &seen,
-									  ws_lock_name(c->ref, &watch),
-									  memory_order_acquire,
-									  memory_order_relaxed))
-					break;
-				continue;
-			}
-			/* A stopped process's section is as long as its stop. */
-			if (!block && ws_ref_live(arena, seen & ~WS_LOCK_CONTENDED))
-				return -EAGAIN;
-			if (!ws_lock_wait_holder(arena, word, seen, &watch) ||
-			    !ws_lock_seize(word, seen, c->ref))
-				continue;
-			holder = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
-			if (holder != UINT32_MAX && holder != c->self)
-				ws_recover(c, holder);
-			break;
-		}
+		if (ret)
+			return ret;
+		/* Whatever its holder left half done on the object, as the log says. */
+		if (gone != UINT32_MAX)
+			ws_recover(c, gone);
 	}
 	return 0;
 }

@@ -151,12 +151,13 @@ static int wait_object_section(struct ws_crit *c, uint32_t slot)
 	return ret;
 }
 
-int ws_obj_hold_word(struct ws_crit *c, uint32_t slot)
+int ws_obj_take_word(struct ws_crit *c, uint32_t slot, uint32_t *gone)
 {
 	ws_arena *arena = c->arena;
 	_Atomic uint32_t *word = &arena->objects[slot].lock;
 	struct ws_holder_watch watch = WS_HOLDER_WATCH(slot + 1);
 
+	*gone = UINT32_MAX;
 	for (;;) {
 		uint32_t seen = atomic_load_explicit(word, memory_order_acquire), holder;
 
@@ -170,20 +171,31 @@ int ws_obj_hold_word(struct ws_crit *c, uint32_t slot)
 				return 0;
 			continue;
 		}
-		if (ws_ref_live(arena, seen & ~WS_LOCK_CONTENDED) &&
-		    (arena->flags & WS_ARENA_NONBLOCK))
+		/* A stopped process's section is as long as its stop. */
+		if ((arena->flags & WS_ARENA_NONBLOCK) &&
+		    ws_ref_live(arena, seen & ~WS_LOCK_CONTENDED))
 			return -EAGAIN;
 		if (!ws_lock_wait_holder(arena, word, seen, &watch) ||
 		    !ws_lock_seize(word, seen, c->ref))
 			continue;
 		holder = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
-		if (holder != UINT32_MAX && holder != c->self &&
-		    ws_record_liveness(&arena->records[holder]) != WS_LIVE) {
-			ws_log_rollback(c, &arena->records[holder].log);
-			c->rolled_back = true;
-		}
+		if (holder != c->self)
+			*gone = holder;
 		return 0;
 	}
+}
+
+int ws_obj_hold_word(struct ws_crit *c, uint32_t slot)
+{
+	uint32_t gone;
+	int ret = ws_obj_take_word(c, slot, &gone);
+
+	if (!ret && gone != UINT32_MAX &&
+	    ws_record_liveness(&c->arena->records[gone]) != WS_LIVE) {
+		ws_log_rollback(c, &c->arena->records[gone].log);
+		c->rolled_back = true;
+	}
+	return ret;
 }
 
 void ws_obj_drop_word(struct ws_crit *c, uint32_t slot)

@@ -118,10 +118,16 @@ void ws_obj_release(struct ws_crit *c, uint32_t slot);
 /*
  * For the arena lock's holder between operations: holds object `slot`'s
  * own lock word too, so that no section on that object alone runs until
- * ws_obj_drop_word (an operation over many objects that must be one step
- * to them: an owner's mutexes abandoned together).  Waits for a live
- * holder (-EAGAIN under WS_ARENA_NONBLOCK), rolls back a dead one's
- * section (finished when we leave).  0 or -EAGAIN.
+ * ws_obj_drop_word.  Takes it free, or waits for a live holder (-EAGAIN
+ * under WS_ARENA_NONBLOCK), or seizes it from one that is gone: *gone is
+ * then that holder's record index, whose section on the object the caller
+ * must put right (else UINT32_MAX).  0 or -EAGAIN.
+ */
+int ws_obj_take_word(struct ws_crit *c, uint32_t slot, uint32_t *gone);
+/*
+ * ws_obj_take_word for an operation over many objects that must be one
+ * step to them (an owner's mutexes abandoned together): a dead holder's
+ * section is rolled back (its operation finished when we leave).
  */
 int ws_obj_hold_word(struct ws_crit *c, uint32_t slot);
 void ws_obj_drop_word(struct ws_crit *c, uint32_t slot);
