@@ -98,6 +98,24 @@ static void snapshot(struct ws_log_locked *e, struct ws_object *obj, uint64_t he
 }
 
 /*
+ * Undoes the section on one object of record `holder` (UINT32_MAX: none),
+ * whose lock word we seized, if that record is not live; its operation is
+ * finished when we leave (crit.c).
+ */
+static void roll_back_gone(struct ws_crit *c, uint32_t holder)
+{
+	struct ws_record *rec;
+
+	if (holder == UINT32_MAX)
+		return;
+	rec = &c->arena->records[holder];
+	if (ws_record_liveness(rec) != WS_LIVE) {
+		ws_log_rollback(c, &rec->log);
+		c->rolled_back = true;
+	}
+}
+
+/*
  * Object `slot` is LOCKED by the holder of its own lock word, a section on
  * that object alone: we hold the arena lock, and such a section never
  * waits for anything, so we wait for it.  One whose holder is gone is
@@ -131,11 +149,8 @@ static int section_over(struct ws_crit *c, uint32_t slot, struct ws_holder_watch
 		if (!ws_lock_seize(&obj->lock, seen, c->ref))
 			continue;
 		holder = ws_ref_index(arena, seen & ~WS_LOCK_CONTENDED);
-		if (holder != UINT32_MAX && holder != c->self &&
-		    ws_record_liveness(&arena->records[holder]) != WS_LIVE) {
-			ws_log_rollback(c, &arena->records[holder].log);
-			c->rolled_back = true;
-		}
+		if (holder != c->self)
+			roll_back_gone(c, holder);
 		ws_lock_release_seized(arena, &obj->lock, c->ref);
 	}
 }
@@ -190,11 +205,8 @@ int ws_obj_hold_word(struct ws_crit *c, uint32_t slot)
 	uint32_t gone;
 	int ret = ws_obj_take_word(c, slot, &gone);
 
-	if (!ret && gone != UINT32_MAX &&
-	    ws_record_liveness(&c->arena->records[gone]) != WS_LIVE) {
-		ws_log_rollback(c, &c->arena->records[gone].log);
-		c->rolled_back = true;
-	}
+	if (!ret)
+		roll_back_gone(c, gone);
 	return ret;
 }
 
