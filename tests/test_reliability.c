@@ -381,7 +381,7 @@ START_TEST(nonblocking_adoption_is_undone)
 	 * its log saying so, as a holder's: else the word is stale and taken
 	 * over), the new thread non-blocking. */
 	ref = wb_lock_ref(a, (uint32_t)mine);
-	atomic_fetch_add(&a->records[mine].holding, 1);
+	wb_pose_as_holder(a, (uint32_t)mine);
 	atomic_store(&a->records[mine].log.arena_lock, 1);
 	atomic_store(&a->header->lock, ref);
 	CK_OK(ws_arena_set_flags(a, WS_ARENA_NONBLOCK));
@@ -393,7 +393,7 @@ START_TEST(nonblocking_adoption_is_undone)
 		      "the dead record is %#x after a call that failed with -EAGAIN",
 		      atomic_load(&a->records[dead].alive));
 	atomic_store(&a->header->lock, 0);
-	atomic_fetch_add(&a->records[mine].holding, 1);
+	wb_pose_as_holder_end(a, (uint32_t)mine);
 	atomic_store(&a->records[mine].log.arena_lock, 0);
 	CK_OK(ws_arena_set_flags(a, 0));
 	/* The new thread lives on: the dead owner's mutex is abandoned all the same. */

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 
 #include "../winsync/arena.h"
+#include "../winsync/lock.h"
 #include "../winsync/record.h"
 
 /* Records past fresh_records were never handed out (zero). */
@@ -43,4 +44,21 @@ int wb_named_record(ws_arena *a, pid_t tid)
 uint32_t wb_lock_ref(ws_arena *a, uint32_t record)
 {
 	return ws_record_ref(a, record);
+}
+
+void wb_pose_as_holder(ws_arena *a, uint32_t record)
+{
+	struct ws_record *rec = &a->records[record];
+	uint32_t odd = atomic_load(&rec->holding) | 1;
+
+	atomic_store(&rec->holding_stamp, ws_lock_stamp(odd));
+	atomic_store(&rec->holding, odd);
+}
+
+void wb_pose_as_holder_end(ws_arena *a, uint32_t record)
+{
+	struct ws_record *rec = &a->records[record];
+
+	atomic_store(&rec->holding, (atomic_load(&rec->holding) | 1) + 1);
+	atomic_store(&rec->holding_stamp, 0);
 }

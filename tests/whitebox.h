@@ -18,5 +18,12 @@ int wb_live_record(ws_arena *a, pid_t tid);
 int wb_named_record(ws_arena *a, pid_t tid);
 /* The name a lock word holds for record `record` (generation and index), as its holder writes it. */
 uint32_t wb_lock_ref(ws_arena *a, uint32_t record);
+/*
+ * Makes record `record` look like it takes or holds a lock, as lock.c's
+ * take leaves it (its counter odd, its stamp the counter's), and back.
+ * Which lock is the log's to say (arena_lock, object_lock).
+ */
+void wb_pose_as_holder(ws_arena *a, uint32_t record);
+void wb_pose_as_holder_end(ws_arena *a, uint32_t record);
 
 #endif

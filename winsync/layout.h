@@ -37,8 +37,8 @@
 #include "winsync.h"
 
 #define WS_ARENA_MAGIC   0x636e7377u /* "wsnc" */
-#define WS_ARENA_VERSION 8u /* 4: the head's stamp; 5: a lock per object; 6: closes; 7: arena_lock;
-			      8: objects held for their waits after a close */
+#define WS_ARENA_VERSION 9u /* 4: the head's stamp; 5: a lock per object; 6: closes; 7: arena_lock;
+			      8: objects held for their waits after a close; 9: holding_stamp */
 
 /*
  * Object head: the value in the low half, the rest in the high half.
@@ -214,7 +214,8 @@ struct ws_record {
 	_Alignas(8) uint64_t robust_prev; /* an x86_64 thread's back link */
 	_Alignas(8) uint64_t robust_next; /* an x86_64 thread's list entry */
 	uint32_t pid;             /* the thread's process, for inspectors (snapshot.c) */
-	uint32_t reserved0[5];
+	_Atomic uint32_t holding_stamp; /* ws_lock_stamp(holding) while it is odd (lock.c) */
+	uint32_t reserved0[4];
 	/* The wait (waiter.c). */
 	_Atomic uint32_t wake;    /* futex word a blocked wait sleeps on: 0 = asleep */
 	_Atomic uint32_t state;

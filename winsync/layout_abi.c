@@ -76,6 +76,7 @@ WS_AT(ws_record, robust_next_i386, 20, 4);
 WS_AT(ws_record, robust_prev, 24, 8);
 WS_AT(ws_record, robust_next, 32, 8);
 WS_AT(ws_record, pid, 40, 4);
+WS_AT(ws_record, holding_stamp, 44, 4);
 WS_AT(ws_record, wake, 64, 4);
 WS_AT(ws_record, state, 68, 4);
 WS_AT(ws_record, wait_owner, 72, 4);

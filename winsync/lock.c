@@ -33,12 +33,17 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 	/* Read before the look at what it holds: see below. */
 	holding = atomic_load_explicit(&rec->holding, memory_order_seq_cst);
 	/*
-	 * An object's word: its holder says so, in its log while it is in a
-	 * section on that object, or holds the arena lock (which may hold
-	 * objects' words too).  A live thread that does neither, at two looks
-	 * between which its counter did not move, is named by a stale
-	 * (scribbled) word, whatever the counter's parity: it names the object
-	 * before it takes the word and moves the counter in between, and
+	 * A holder says so three ways: its counter is odd, its stamp is the
+	 * counter's (both set before the take moves the counter, cleared
+	 * after the release moved it again: take()), and its log names the
+	 * word (an object's while it is in a section on that object; the
+	 * arena's while it takes or holds that one, which may hold objects'
+	 * words too).  Any one or two alone, scribbled, would keep a parked
+	 * thread "holding" for ever.
+	 *
+	 * A live thread that does not say so, at two looks between which its
+	 * counter did not move, is named by a stale (scribbled) word: it names
+	 * the word before it takes it and moves the counter in between, and
 	 * unnames it only after the release has moved the counter again, so
 	 * it held the word at neither look nor in between.  The same look
 	 * twice without the counter could be two holds of one thread that
@@ -49,22 +54,20 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 	 * thread named by one has little time to move its counter.  Sleepers'
 	 * flag apart: it says who sleeps, not who holds.
 	 */
-	if (watch->object) {
-		if (ws_get(&rec->log.object_lock) == watch->object ||
-		    (atomic_load_explicit(&arena->header->lock, memory_order_acquire) &
-		     ~WS_LOCK_CONTENDED) == ref) {
+	if ((holding & 1) &&
+	    atomic_load_explicit(&rec->holding_stamp, memory_order_relaxed) ==
+		    ws_lock_stamp(holding)) {
+		bool arena_holder = ws_get(&rec->log.arena_lock) &&
+				    (!watch->object ||
+				     (atomic_load_explicit(&arena->header->lock,
+							   memory_order_acquire) &
+				      ~WS_LOCK_CONTENDED) == ref);
+
+		if (arena_holder ||
+		    (watch->object && ws_get(&rec->log.object_lock) == watch->object)) {
 			watch->suspect = false;
 			return false;
 		}
-	} else if ((holding & 1) && ws_get(&rec->log.arena_lock)) {
-		/*
-		 * The arena's word: its holder says so in its log and by its
-		 * counter's parity (set before the take moves the counter,
-		 * cleared after the release moved it again).  Either alone,
-		 * scribbled, would keep a parked thread "holding" for ever.
-		 */
-		watch->suspect = false;
-		return false;
 	}
 	if (watch->suspect && !((watch->word ^ seen) & ~WS_LOCK_CONTENDED) &&
 	    watch->holding == holding)
@@ -124,13 +127,21 @@ static int sleep_on_holder(ws_arena *arena, _Atomic uint32_t *word, uint32_t see
 	return ret;
 }
 
+/* Even again (holding nothing), then unstamped: the reverse of the take's order. */
+static void let_go(struct ws_record *rec)
+{
+	atomic_fetch_add_explicit(&rec->holding, 1, memory_order_seq_cst);
+	atomic_store_explicit(&rec->holding_stamp, 0, memory_order_relaxed);
+}
+
 /* Takes `word`; one whose holder is gone is taken over, or with !takeover left alone (-EOWNERDEAD). */
 static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t ref, bool block,
 		struct ws_holder_watch watch, uint32_t *taken_from)
 {
-	_Atomic uint32_t *holding = &arena->records[self].holding;
+	struct ws_record *rec = &arena->records[self];
+	_Atomic uint32_t *holding = &rec->holding;
 	bool takeover = !watch.object, relooked = false, inherited;
-	uint32_t seen = 0;
+	uint32_t seen = 0, counter;
 
 	*taken_from = 0;
 	/*
@@ -138,8 +149,13 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 	 * a record just adopted from a thread that died taking or holding a
 	 * lock (record.c): what it held is ours, and stays held, even if this
 	 * take fails, until the record is given back or its holds recovered.
+	 * The stamp first: whoever reads the counter's new value reads it too
+	 * (the seq_cst add publishes it).
 	 */
-	inherited = atomic_load_explicit(holding, memory_order_relaxed) & 1;
+	counter = atomic_load_explicit(holding, memory_order_relaxed);
+	inherited = counter & 1;
+	atomic_store_explicit(&rec->holding_stamp, ws_lock_stamp(counter | 1),
+			      memory_order_relaxed);
 	if (!inherited)
 		atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
 	if (atomic_compare_exchange_strong_explicit(word, &seen, ref, memory_order_acquire,
@@ -168,7 +184,7 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 		if ((seen & ~WS_LOCK_CONTENDED) == ref || holder_gone(arena, seen, &watch)) {
 			if (!takeover) {
 				if (!inherited)
-					atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+					let_go(rec);
 				*taken_from = seen;
 				return -EOWNERDEAD;
 			}
@@ -188,7 +204,7 @@ static int take(ws_arena *arena, _Atomic uint32_t *word, uint32_t self, uint32_t
 		}
 		if (!block) {
 			if (!inherited)
-				atomic_fetch_add_explicit(holding, 1, memory_order_seq_cst);
+				let_go(rec);
 			return -EAGAIN;
 		}
 		if (!(seen & WS_LOCK_CONTENDED)) {
@@ -279,5 +295,5 @@ void ws_lock_release(ws_arena *arena, _Atomic uint32_t *word, uint32_t self)
 	if (atomic_exchange_explicit(word, 0, memory_order_release) & WS_LOCK_CONTENDED)
 		ws_futex_wake(word, 1, arena->shared);
 	WS_FAULT();
-	atomic_fetch_add_explicit(&arena->records[self].holding, 1, memory_order_seq_cst);
+	let_go(&arena->records[self]);
 }

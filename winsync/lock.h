@@ -10,11 +10,12 @@
  * moment the holder dies; it looks again every 100 ms in any case.  A
  * record's `holding` counter is odd while it takes or holds a lock (an
  * adopted record's stays as its dead thread left it: those locks are the
- * adopter's now), and its log says which lock (the arena's, or an
- * object's): a lock word naming a live record that does not say it holds
- * that word, unchanged with the counter at two looks, one right after the
- * other, names nobody (a stale or corrupted word) and is taken over too
- * (lock.c).
+ * adopter's now), its `holding_stamp` is the counter's value mixed
+ * (ws_lock_stamp) all that while, and its log says which lock (the
+ * arena's, or an object's): a lock word naming a live record that does
+ * not say all three, unchanged with the counter at two looks, one right
+ * after the other, names nobody (a stale or corrupted word) and is taken
+ * over too (lock.c).
  *
  * This file knows lock words and records, nothing above them.
  */
@@ -22,6 +23,19 @@
 #define WINSYNC_LOCK_H
 
 #include "arena.h"
+
+/*
+ * A record's `holding_stamp` while its counter is odd.  Mixed so that a
+ * scribbled counter and a scribbled stamp agree by a 2^-32 chance, not
+ * one in the few small numbers a stray write tends to leave: a parked
+ * thread whose counter and log flag were both scribbled held a word named
+ * by a third scribble for ever (the random scribbler, "stuck in ws_close").
+ * Odd counters give odd stamps, never 0.
+ */
+static inline uint32_t ws_lock_stamp(uint32_t holding)
+{
+	return holding * 0x9e3779b1u;
+}
 
 /*
  * Takes `word` for record `self` (whose ref is `ref`).  A live holder is

@@ -184,8 +184,10 @@ static bool take(struct ws_robust_head *head, struct ws_record *rec, uint32_t ex
 		 * Zeroed, they would look stale to the others (holder_gone),
 		 * who would take the arena lock with its log left busy.
 		 */
-		if (expected == 0)
+		if (expected == 0) {
 			atomic_store_explicit(&rec->holding, 0, memory_order_relaxed);
+			atomic_store_explicit(&rec->holding_stamp, 0, memory_order_relaxed);
+		}
 		robust_link(head, rec);
 		WS_FAULT();
 	}
