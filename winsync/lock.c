@@ -16,6 +16,22 @@
 #define LOCK_CHECK_NS 100000000L
 
 /*
+ * Does the log of record `rec` (whose ref is `ref`) name the word: the
+ * arena's (object 0), or object `object` - 1's, which the arena lock's
+ * holder may hold too?
+ */
+static bool log_names_word(ws_arena *arena, struct ws_record *rec, uint32_t ref, uint32_t object)
+{
+	bool arena_lock = ws_get(&rec->log.arena_lock);
+
+	if (!object)
+		return arena_lock;
+	return ws_get(&rec->log.object_lock) == object ||
+	       (arena_lock && (atomic_load_explicit(&arena->header->lock, memory_order_acquire) &
+			       ~WS_LOCK_CONTENDED) == ref);
+}
+
+/*
  * Is the holder named by the lock word `seen` gone?  Dead, its record
  * reused, out of range, or (the suspicion rule) not holding anything across
  * two looks with nothing changed in between.  A live holder's generation
@@ -56,18 +72,10 @@ static bool holder_gone(ws_arena *arena, uint32_t seen, struct ws_holder_watch *
 	 */
 	if ((holding & 1) &&
 	    atomic_load_explicit(&rec->holding_stamp, memory_order_relaxed) ==
-		    ws_lock_stamp(holding)) {
-		bool arena_holder = ws_get(&rec->log.arena_lock) &&
-				    (!watch->object ||
-				     (atomic_load_explicit(&arena->header->lock,
-							   memory_order_acquire) &
-				      ~WS_LOCK_CONTENDED) == ref);
-
-		if (arena_holder ||
-		    (watch->object && ws_get(&rec->log.object_lock) == watch->object)) {
-			watch->suspect = false;
-			return false;
-		}
+		    ws_lock_stamp(holding) &&
+	    log_names_word(arena, rec, ref, watch->object)) {
+		watch->suspect = false;
+		return false;
 	}
 	if (watch->suspect && !((watch->word ^ seen) & ~WS_LOCK_CONTENDED) &&
 	    watch->holding == holding)
