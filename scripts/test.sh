@@ -84,7 +84,9 @@ cmake --build --preset default -j "$jobs"
 step "Wine with the winsync backend (wine/build.sh, cached)"
 wine/build.sh
 step "default tests: native, wine, guest (with the kernel build), package, docs"
-ctest --preset default
+# A job per CPU: the tests that time something, Wine's and the guest's run
+# alone (RUN_SERIAL; tests/CMakeLists.txt says which and why).
+ctest --preset default -j "$jobs"
 long_random default
 
 if $debug_kernel; then
@@ -101,9 +103,9 @@ for preset in asan tsan; do
   step "$preset tests"
   # --long: TSan's robustness suites at 25% of the host's work, not 10%.
   if $long && [ "$preset" = tsan ]; then
-    WINSYNC_ROBUST_SCALE=25 ctest --preset "$preset"
+    WINSYNC_ROBUST_SCALE=25 ctest --preset "$preset" -j "$jobs"
   else
-    ctest --preset "$preset"
+    ctest --preset "$preset" -j "$jobs"
   fi
   [ "$preset" != asan ] || long_random asan
 done
@@ -117,7 +119,7 @@ if $long || ! ws_kernel_runs_i386; then guest32=ON; else guest32=OFF; fi
 if $long; then guest_backends="waitv;multiple"; else guest_backends=waitv; fi
 cmake --preset native32 -DWINSYNC_GUEST_TESTS=$guest32 "-DWINSYNC_GUEST_BACKENDS=$guest_backends"
 cmake --build --preset native32 -j "$jobs"
-ctest --preset native32
+ctest --preset native32 -j "$jobs"
 # The figures of docs/figures.md come from this table.
 ws_steps_table build/timings-test.md
 echo "all tests passed"
