@@ -12,7 +12,8 @@
 # kernel has futex_waitv, FUTEX_WAIT_MULTIPLE and IA32 emulation, so a
 # skipped test (exit 77) is a failure here, unless WINSYNC_GUEST_ALLOW_SKIP=1.
 # The verdict comes from CTest's exit status and its JUnit report
-# (--output-junit).
+# (--output-junit).  A job per guest CPU: the tests that time something run
+# alone, by their RUN_SERIAL in the build's CTest files (tests/CMakeLists.txt).
 set -u
 # --help: the comment above, and nothing done.
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/{/SPDX/d;s/^# \{0,1\}//p}}' "$0"; exit 0 ;; esac
@@ -28,7 +29,7 @@ esac
 echo "guest: $(uname -r), $(nproc) CPUs, tests: $set"
 junit=$(mktemp /tmp/guest-ctest.XXXXXX.xml)
 # shellcheck disable=SC2086 # $select is two options and their arguments
-ctest --test-dir "$build" $select --output-on-failure --no-tests=error --output-junit "$junit"
+ctest --test-dir "$build" $select -j "$(nproc)" --output-on-failure --no-tests=error --output-junit "$junit"
 rc=$?
 # <testsuite ... tests="N" ... skipped="N" ...>; skipped tests have status="notrun".
 attr() { sed -n "s/^[[:space:]]*$1=\"\\([0-9]*\\)\".*/\\1/p" "$junit" | head -1; }
